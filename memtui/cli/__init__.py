@@ -1,0 +1,1 @@
+"""The command line: one module per command group; parse, call the engine, render."""

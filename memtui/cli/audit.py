@@ -1,0 +1,30 @@
+"""`memtui audit`: who changed what in memory.db, and when."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.cli.common import console, emit_json, json_option, opened
+
+
+@click.command()
+@click.option("--target", help='Only one target, e.g. "rule:12" or "state:40".')
+@click.option("--limit", type=int, default=30, show_default=True)
+@json_option
+@click.pass_context
+def audit(ctx: click.Context, target: str | None, limit: int, as_json: bool) -> None:
+    """Show the latest audit log entries, newest first."""
+    from memtui.stores import audit as store
+
+    with opened(ctx) as (_home, db):
+        entries = store.recent(db, target=target, limit=limit)
+    if as_json:
+        emit_json(entries)
+        return
+    from rich.table import Table
+
+    table = Table("at", "actor", "action", "target", "after")
+    for e in entries:
+        after = str(e.after)
+        table.add_row(e.at, e.actor, e.action, e.target, after[:80])
+    console().print(table)

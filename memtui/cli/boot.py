@@ -1,0 +1,37 @@
+"""`memtui boot AGENT`: the boot context an agent loads at start."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.boot import Boot
+from memtui.cli.common import emit_json, json_option, opened
+from memtui.cli.render import dim, lines, title
+
+
+def render_boot(boot: Boot) -> None:
+    out = [title(f"Boot context for {boot.agent}") + dim(f" (~{boot.tokens} tokens)")]
+    for section in boot.sections:
+        out.append("")
+        out.append(title(section.title) + dim(f" (~{section.tokens} tokens)"))
+        out.extend(f"  {line}" for line in section.lines or ["(none)"])
+    lines(out)
+
+
+@click.command()
+@click.argument("agent", required=False)
+@json_option
+@click.option("--markdown", is_flag=True, help="Print the context as markdown for an agent.")
+@click.pass_context
+def boot(ctx: click.Context, agent: str | None, as_json: bool, markdown: bool) -> None:
+    """Print AGENT's boot context: rules, capabilities, lessons, flows, rejections."""
+    from memtui.boot import build_boot
+
+    with opened(ctx) as (home, db):
+        result = build_boot(home, db, home.agent(agent))
+    if as_json:
+        emit_json(result.as_dict())
+    elif markdown:
+        click.echo(result.as_markdown(), nl=False)
+    else:
+        render_boot(result)

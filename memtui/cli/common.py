@@ -1,0 +1,59 @@
+"""Helpers every command module shares: the home, the database, JSON and rich output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memtui.db import Database
+from memtui.home import Home
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+ACTOR = "cli"
+
+
+def home_of(ctx: click.Context) -> Home:
+    """The memory home named by --home / MEMTUI_HOME / the default; must exist."""
+    root = ctx.find_root()
+    return Home.resolve((root.obj or {}).get("home")).require()
+
+
+@contextmanager
+def opened(ctx: click.Context) -> Iterator[tuple[Home, Database]]:
+    """The home and an open memory.db, closed afterwards."""
+    home = home_of(ctx)
+    db = home.open_db()
+    try:
+        yield home, db
+    finally:
+        db.close()
+
+
+def emit_json(value: Any) -> None:
+    """Print one JSON document (dataclasses and paths become plain values)."""
+    sys.stdout.write(json.dumps(value, default=_plain, ensure_ascii=False, indent=2) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return str(value)
+
+
+def console() -> Console:
+    """A rich console for human output (imported lazily: JSON paths never pay for rich)."""
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

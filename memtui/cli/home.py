@@ -1,0 +1,90 @@
+"""`memtui init`, `memtui doctor` and `memtui demo`: create, check and try a memory home."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.cli.common import emit_json, json_option
+from memtui.home import Home
+
+
+def _root_home(ctx: click.Context) -> Home:
+    return Home.resolve((ctx.find_root().obj or {}).get("home"))
+
+
+@click.command()
+@click.option("--agent", "agents", multiple=True, help="Agent id (repeatable; default: main).")
+@click.pass_context
+def init(ctx: click.Context, agents: tuple[str, ...]) -> None:
+    """Create a memory home: memtui.toml, policy.yaml, memory.db and agent workspaces.
+
+    Running it again on an existing home changes nothing and says so.
+    """
+    home = _root_home(ctx)
+    report = home.init(list(agents) or None)
+    if not report.created:
+        click.echo(f"memory home at {home.root} exists already; nothing changed")
+        return
+    click.echo(f"memory home at {home.root}")
+    for path in report.created:
+        shown = path.relative_to(home.root) if path.is_relative_to(home.root) else path
+        click.echo(f"  created  {shown}")
+    if report.existing:
+        click.echo(f"  ({len(report.existing)} existing path(s) left as they were)")
+
+
+@click.command()
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check the home: SQLite, sqlite-vec, FTS5, schema, integrity, WAL, settings, paths.
+
+    Exits non-zero when something is broken, with the fix in words.
+    """
+    from memtui.doctor import diagnose
+
+    report = diagnose(_root_home(ctx))
+    if as_json:
+        emit_json(report)
+    else:
+        from memtui.cli.common import console
+
+        out = console()
+        marks = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+        for check in report.checks:
+            out.print(f"{marks[check.status]:>14}  {check.name}: {check.detail}")
+            if check.fix:
+                out.print(f"{'':>6}fix: {check.fix}")
+    if not report.ok:
+        ctx.exit(1)
+
+
+@click.command()
+@click.option("--keep", type=click.Path(file_okay=False),
+              help="Build the demo home in this folder instead of a temporary one.")
+@click.option("--agent", default="coordinator", show_default=True,
+              help="Whose boot context to print.")
+@click.pass_context
+def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
+    """Build a fresh home from the bundled sample data and show an agent's boot context.
+
+    The packaged sample data is never changed.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from memtui.sample import build_demo_home
+
+    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+    home, summary = build_demo_home(root)
+    click.echo(f"demo home: {home.root}")
+    click.echo("  " + ", ".join(f"{v} {k}" for k, v in summary.items()))
+    from memtui.boot import build_boot
+    from memtui.cli.boot import render_boot
+
+    db = home.open_db()
+    try:
+        render_boot(build_boot(home, db, agent))
+    finally:
+        db.close()
+    click.echo(f"\nTry: memtui --home {home.root} gate pre ops \"deploy to production\"")

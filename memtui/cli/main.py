@@ -1,0 +1,89 @@
+"""The `memtui` entry point: global options, lazily loaded command groups, exit codes.
+
+Command modules are imported only when their command runs, so `memtui gate pre` and
+`memtui boot` never pay for search, models or the console.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from memtui.errors import MemtuiError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("memtui.cli.home", "init"),
+    "doctor": ("memtui.cli.home", "doctor"),
+    "demo": ("memtui.cli.home", "demo"),
+    "state": ("memtui.cli.state", "state"),
+    "rules": ("memtui.cli.rules", "rules"),
+    "flows": ("memtui.cli.flows", "flows"),
+    "gate": ("memtui.cli.gate", "gate"),
+    "boot": ("memtui.cli.boot", "boot"),
+    "maintain": ("memtui.cli.maintain", "maintain"),
+    "health": ("memtui.cli.health", "health"),
+    "audit": ("memtui.cli.audit", "audit"),
+    "sources": ("memtui.cli.sources", "sources"),
+    "search": ("memtui.cli.search", "search"),
+    "index": ("memtui.cli.search", "index"),
+    "recall": ("memtui.cli.search", "recall"),
+    "get": ("memtui.cli.memory", "get"),
+    "remember": ("memtui.cli.memory", "remember"),
+}
+"""Command name -> (module, attribute). Add a line here to add a command group."""
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module = importlib.import_module(target[0])
+        command: click.Command = getattr(module, target[1])
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", type=click.Path(file_okay=False), envvar="MEMTUI_HOME",
+              help="The memory home (default: $MEMTUI_HOME, else the platform data folder).")
+@click.version_option(package_name="memtui")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None) -> None:
+    """memtui: memory for long-running AI agents, kept by an independent stenographer."""
+    ctx.obj = {"home": home}
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Run the CLI with memtui's exit codes: 0 ok, 1 bad input or usage, 2 not found."""
+    try:
+        code = cli.main(args=argv, prog_name="memtui", standalone_mode=False)
+        if isinstance(code, int) and code:  # ctx.exit(n) comes back as a return value here
+            sys.exit(code)
+        return code
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(1)
+    except MemtuiError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

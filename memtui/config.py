@@ -1,0 +1,268 @@
+"""Typed settings from memtui.toml: every field has a default and a line of documentation.
+
+The documentation lives next to each field (``setting(default, doc)``) so that
+``memtui init`` can write a memtui.toml in which every setting appears with its default
+and its comment, and so that an invalid value gets an error naming the file, the key and
+what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.errors import ConfigError
+
+
+def setting(default: Any, doc: str) -> Any:
+    """A settings field with its default and the comment written into memtui.toml."""
+    if isinstance(default, list | dict):
+        return field(default_factory=lambda: type(default)(default), metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass
+class AgentsSettings:
+    """[agents]: which agents live on this box."""
+
+    ids: list[str] = setting(["main"], "Agent ids; each gets a workspace under agents/<id>/.")
+    default: str = setting("", "Agent used when a command names none (empty: the first id).")
+    workspaces: dict[str, str] = setting(
+        {}, "Optional map of agent id to the agent's own workspace folder (absolute path)."
+    )
+
+
+@dataclass
+class GateSettings:
+    """[gates]: the pre-/post-action gates."""
+
+    token_budget: int = setting(3000, "Most tokens (chars/4) a pre-action gate may print.")
+    critical_min_score: float = setting(8.0, "Rules at or above this score show in every gate.")
+    tool_dirs: list[str] = setting([], "Folders of scripts the existing-tools check looks in.")
+    capabilities: list[str] = setting(
+        [], "What this box can do, one line each, shown in boot and matched by gates."
+    )
+    state_items: int = setting(8, "Most active state entries a pre-action gate shows.")
+    rejection_items: int = setting(10, "Most rejections a pre-action gate shows.")
+
+
+@dataclass
+class BootSettings:
+    """[boot]: the context every agent loads at start."""
+
+    max_rules: int = setting(20, "Rules loaded at boot (the top by score; critical first).")
+    recent_lessons: int = setting(8, "Most recent learnings shown at boot.")
+    rejections: int = setting(15, "Most recent rejections shown at boot.")
+
+
+@dataclass
+class MaintenanceSettings:
+    """[maintenance]: the nightly cycle that decays, retires, merges and archives."""
+
+    decay_after_days: int = setting(7, "A rule unreinforced this many days starts to decay.")
+    decay_per_cycle: float = setting(0.5, "Score a decaying rule loses per daily cycle.")
+    archive_completed_after_days: int = setting(3, "Completed state older than this is archived.")
+    merge_bonus: float = setting(0.5, "Score the surviving rule of a merge gains.")
+    rejection_rule_score: float = setting(9.5, "Score of a rule promoted from a rejection.")
+    learning_rule_score: float = setting(5.0, "Score of a rule promoted from a learning.")
+
+
+@dataclass
+class HealthSettings:
+    """[health]: infrastructure checks whose last results the pre-action gate shows."""
+
+    checks: dict[str, str] = setting(
+        {}, "Map of check name to shell command; exit 0 means healthy (run: memtui health)."
+    )
+    timeout_seconds: int = setting(20, "Longest a single health check may run.")
+
+
+@dataclass
+class ScheduleSettings:
+    """[schedule]: cron expressions for `memtui daemon` (empty string: off)."""
+
+    extraction: str = setting("*/30 8-23 * * *", "When the stenographer extracts new turns.")
+    maintenance: str = setting("0 3 * * *", "When the nightly maintenance cycle runs.")
+    heartbeat: str = setting("", "When the heartbeat runs (off by default).")
+
+
+@dataclass
+class ExtractSettings:
+    """[extract]: how transcripts become memory."""
+
+    extractor: str = setting("local", "local (deterministic, offline) or llm (Anthropic API).")
+    model: str = setting("claude-sonnet-4-5", "Model for the llm extractor.")
+    batch_tokens: int = setting(12000, "Most transcript tokens sent to the model per batch.")
+    similarity: float = setting(
+        0.82, "Normalised-text similarity above which an entry updates an active one."
+    )
+    batch_turns: int = setting(
+        400, "Turns written per transaction; the watermark advances after each batch."
+    )
+    final_after_minutes: int = setting(
+        15, "A transcript untouched this long is complete: its last message is read too."
+    )
+    fallback_after_failures: int = setting(
+        3, "After this many failed llm runs in a row a file is extracted locally (0: never)."
+    )
+    max_output_tokens: int = setting(4096, "Most tokens the llm extractor may answer with.")
+    timeout_seconds: float = setting(120.0, "Timeout of one request to the model API.")
+    max_retries: int = setting(4, "Retries (with backoff) on 429, 5xx and timeouts.")
+
+
+@dataclass
+class SearchSettings:
+    """[search]: the derived per-agent search index."""
+
+    session_chunking: str = setting(
+        "window", "window (several messages per chunk) or message (one chunk per message)."
+    )
+    chunk_tokens: int = setting(400, "Target chunk size in tokens (chars/4).")
+    chunk_overlap: int = setting(80, "Overlap between markdown chunks in tokens.")
+    max_results: int = setting(6, "Hits returned by default.")
+    min_score: float = setting(0.35, "Hits scoring below this are dropped by default.")
+    vector_weight: float = setting(0.7, "Weight of the vector score in hybrid ranking.")
+    text_weight: float = setting(0.3, "Weight of the keyword (BM25) score in hybrid ranking.")
+    candidate_multiplier: int = setting(4, "Candidates per side: max_results times this.")
+    provider: str = setting("local", "Embedding provider: local (sentence-transformers) or none.")
+    model: str = setting("all-MiniLM-L6-v2", "Embedding model name.")
+    embed_max_tokens: int = setting(
+        512, "Word pieces the model reads per window; longer text is embedded in windows."
+    )
+    embed_batch_size: int = setting(32, "Texts per embedding batch while indexing.")
+    context_chars: int = setting(
+        0, "message chunking: characters of the previous message embedded with each message."
+    )
+    tool_output_chars: int = setting(
+        2000, "Characters of each tool result that are indexed (the rest is marked as left out)."
+    )
+    fusion: str = setting(
+        "weighted", "How vector and keyword ranks combine: weighted (sum of scores) or rrf."
+    )
+    sync_before_search: bool = setting(
+        True, "Check the index for changed inputs before a search and sync them first."
+    )
+    watch_debounce_seconds: float = setting(
+        2.0, "Long-running processes: quiet time after a change before the index is dirty."
+    )
+
+
+@dataclass
+class Settings:
+    """All of memtui.toml."""
+
+    agents: AgentsSettings = field(default_factory=AgentsSettings)
+    gates: GateSettings = field(default_factory=GateSettings)
+    boot: BootSettings = field(default_factory=BootSettings)
+    maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
+    health: HealthSettings = field(default_factory=HealthSettings)
+    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
+    extract: ExtractSettings = field(default_factory=ExtractSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+
+    def default_agent(self) -> str:
+        return self.agents.default or (self.agents.ids[0] if self.agents.ids else "main")
+
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "extract.extractor": ("local", "llm"),
+    "search.session_chunking": ("window", "message"),
+    "search.provider": ("local", "none"),
+}
+
+
+def _expected(tp: Any) -> str:
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
+        tp, str(tp).replace("typing.", "")
+    )
+
+
+def _check(value: Any, tp: Any, path: Path, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(path, key, f"a list of strings, got {value!r}")
+        return value
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(path, key, f"a table of strings, got {value!r}")
+        return value
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if tp is int and isinstance(value, bool) or not isinstance(value, tp):
+        raise ConfigError(path, key, f"{_expected(tp)}, got {value!r}")
+    choices = CHOICES.get(key)
+    if choices and value not in choices:
+        raise ConfigError(path, key, f"one of {', '.join(choices)}, got {value!r}")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(path, key, f"a value of 0 or more, got {value!r}")
+    return value
+
+
+def load_settings(path: Path) -> Settings:
+    """Read and validate memtui.toml; a missing file gives the defaults."""
+    if not path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "(syntax)", f"valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "(encoding)", "UTF-8 text") from exc
+    settings = Settings()
+    sections = {f.name: f for f in dataclasses.fields(Settings)}
+    for name, table in data.items():
+        if name not in sections:
+            raise ConfigError(path, name, f"a known section ({', '.join(sections)})")
+        if not isinstance(table, dict):
+            raise ConfigError(path, name, "a table ([" + name + "])")
+        section = getattr(settings, name)
+        hints = typing.get_type_hints(type(section))
+        known = {f.name for f in dataclasses.fields(section)}
+        for key, value in table.items():
+            if key not in known:
+                raise ConfigError(
+                    path, f"{name}.{key}", f"a known key ({', '.join(sorted(known))})"
+                )
+            setattr(section, key, _check(value, hints[key], path, f"{name}.{key}"))
+    s = settings.search
+    if s.chunk_overlap >= s.chunk_tokens:
+        raise ConfigError(path, "search.chunk_overlap", "less than search.chunk_tokens")
+    return settings
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(json.dumps(v) for v in value) + "]"
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items())
+        return "{ " + pairs + " }" if pairs else "{}"
+    raise TypeError(value)
+
+
+def render_settings(settings: Settings | None = None) -> str:
+    """memtui.toml text: every section and setting with its documentation."""
+    settings = settings or Settings()
+    out = [
+        "# memtui settings. Every setting is shown with its default; edit and keep the types.",
+        "# Docs: memtui/config.py. Validate with: memtui doctor",
+        "",
+    ]
+    for sf in dataclasses.fields(Settings):
+        section = getattr(settings, sf.name)
+        out.append(f"# {(type(section).__doc__ or '').strip()}")
+        out.append(f"[{sf.name}]")
+        for f in dataclasses.fields(section):
+            out.append(f"# {f.metadata['doc']}")
+            out.append(f"{f.name} = {_toml_value(getattr(section, f.name))}")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,102 @@
+"""`memtui doctor`: what works, what falls back, what is broken and how to fix it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memtui.errors import MemtuiError
+from memtui.home import Home
+from memtui.schema import MIGRATIONS
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str
+    """ok, warn (works, degraded) or fail (broken)."""
+    detail: str
+    fix: str = ""
+
+
+@dataclass
+class Report:
+    home: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status != "fail" for c in self.checks)
+
+
+def diagnose(home: Home) -> Report:
+    """Run every check; never raises for a broken home, it reports it."""
+    report = Report(str(home.root))
+    add = report.checks.append
+    if not home.root.exists():
+        add(Check("home", "fail", f"{home.root} does not exist",
+                  f"memtui init --home {home.root}"))
+        return report
+    add(Check("home", "ok", str(home.root)))
+    try:
+        settings = home.settings
+        agents = ", ".join(settings.agents.ids)
+        add(Check("settings", "ok", f"{home.config_path} (agents: {agents})"))
+    except MemtuiError as exc:
+        add(Check("settings", "fail", str(exc), f"edit {home.config_path}"))
+        return report
+    try:
+        from memtui.extract.policy import load_policy
+
+        load_policy(home.policy_path)
+        add(Check("policy", "ok", str(home.policy_path)))
+    except MemtuiError as exc:
+        add(Check("policy", "fail", str(exc), f"edit {home.policy_path}"))
+    except FileNotFoundError:
+        add(Check("policy", "fail", f"{home.policy_path} is missing",
+                  f"memtui init --home {home.root} (re-creates missing files only)"))
+    if not home.db_path.exists():
+        add(Check("memory.db", "fail", f"{home.db_path} is missing",
+                  f"memtui init --home {home.root}"))
+        return report
+    from memtui.db import Database
+
+    try:
+        db = Database(home.db_path)
+    except MemtuiError as exc:
+        add(Check("memory.db", "fail", str(exc), "check the file's permissions"))
+        return report
+    try:
+        caps = db.capabilities()
+        add(Check("sqlite", "ok", f"SQLite {caps.sqlite_version}"))
+        add(Check("fts5", "ok" if caps.fts5 else "warn",
+                  "available" if caps.fts5 else "missing: search falls back to vector-only",
+                  "" if caps.fts5 else "pip install --upgrade apsw"))
+        add(Check("sqlite-vec", "ok" if caps.sqlite_vec else "warn",
+                  f"v{caps.sqlite_vec.lstrip('v')}" if caps.sqlite_vec
+                  else f"{caps.sqlite_vec_error}: vector search falls back to numpy cosine",
+                  "" if caps.sqlite_vec else "pip install sqlite-vec"))
+        latest = max(v for v, _ in MIGRATIONS)
+        version = db.schema_version()
+        if version > latest:
+            add(Check("schema", "fail", f"version {version} is newer than this memtui ({latest})",
+                      "upgrade memtui"))
+        else:
+            add(Check("schema", "ok" if version == latest else "warn",
+                      f"version {version} of {latest}",
+                      "" if version == latest else "any memtui command migrates it"))
+        problems = db.integrity_check()
+        add(Check("integrity", "fail" if problems else "ok",
+                  "; ".join(problems[:5]) if problems else "ok",
+                  "restore memory.db from a backup (markdown files and transcripts are intact)"
+                  if problems else ""))
+        wal = db.wal_size()
+        add(Check("wal", "warn" if wal > 64 * 2**20 else "ok", f"{wal / 2**20:.1f} MiB",
+                  "a long reader keeps the WAL from checkpointing; stop stale processes"
+                  if wal > 64 * 2**20 else ""))
+    finally:
+        db.close()
+    for agent in home.agents():
+        ws = home.workspace(agent)
+        add(Check(f"workspace {agent}", "ok" if ws.is_dir() else "fail", str(ws),
+                  "" if ws.is_dir() else f"memtui init --home {home.root}"))
+    return report

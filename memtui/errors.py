@@ -1,0 +1,31 @@
+"""The errors the engine raises; each carries the exit code the CLI maps it to."""
+
+from __future__ import annotations
+
+
+class MemtuiError(Exception):
+    """Bad input or usage: the message says what was wrong and where (exit code 1)."""
+
+    exit_code = 1
+
+
+class NotFound(MemtuiError):
+    """A named thing (agent, rule, flow, state entry, file) does not exist (exit code 2)."""
+
+    exit_code = 2
+
+
+class ConfigError(MemtuiError):
+    """A settings or policy file is invalid; names the file, the key and what was expected."""
+
+    def __init__(self, path: object, key: str, expected: str, line: int | None = None) -> None:
+        self.path = str(path)
+        self.key = key
+        self.expected = expected
+        self.line = line
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {key}: {expected}")
+
+
+class Broken(MemtuiError):
+    """Something on disk is broken (integrity, missing extension) and needs a human fix."""

@@ -1,0 +1,1 @@
+"""Extraction: secret redaction, the capture policy, and turning transcript turns into memory."""

@@ -1,0 +1,210 @@
+"""The nightly maintenance cycle: decay, band, merge, archive and promote.
+
+One cycle per day: decay happens at most once per calendar day (UTC) however often the
+cycle runs; the other steps are idempotent. A dry run does everything in a transaction it
+then rolls back, so it reports exactly what a real run would change.
+
+Bulk steps are set-based SQL so a cycle over 100,000 rules and 1,000,000 state rows stays
+within a couple of seconds; each step writes one audit row listing the ids it touched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from memtui import timeutil
+from memtui.db import Database
+from memtui.home import Home
+from memtui.stores import audit, jobs, watermarks
+from memtui.stores import rules as rule_store
+
+ACTOR = "maintenance"
+LAST_CYCLE = "maintenance:last_cycle"
+PROMOTED_UPTO = "maintenance:promoted_upto:{category}"
+
+
+@dataclass
+class MaintenanceReport:
+    day: str
+    dry_run: bool
+    decay_ran: bool = False
+    decayed: int = 0
+    became: dict[str, int] = field(default_factory=dict)
+    """Rules whose status changed through decay, by new status."""
+    merged: list[tuple[int, list[int]]] = field(default_factory=list)
+    """(surviving rule, rules merged into it)."""
+    archived: int = 0
+    promoted_rejections: list[int] = field(default_factory=list)
+    promoted_learnings: list[int] = field(default_factory=list)
+    reinforced_by_promotion: list[int] = field(default_factory=list)
+    job_id: int | None = None
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "decay_ran": self.decay_ran, "decayed": self.decayed, **{
+                f"became_{k}": v for k, v in sorted(self.became.items())},
+            "merged_groups": len(self.merged),
+            "merged_rules": sum(len(losers) for _, losers in self.merged),
+            "archived": self.archived,
+            "promoted_rejections": len(self.promoted_rejections),
+            "promoted_learnings": len(self.promoted_learnings),
+            "reinforced_by_promotion": len(self.reinforced_by_promotion),
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"day": self.day, "dry_run": self.dry_run, "counts": self.counts(),
+                "merged": [{"survivor": s, "merged": m} for s, m in self.merged],
+                "promoted_rejections": self.promoted_rejections,
+                "promoted_learnings": self.promoted_learnings, "job_id": self.job_id}
+
+
+class _RollBack(Exception):
+    """Raised inside the cycle's transaction to undo a dry run."""
+
+
+def _band_sql(expr: str) -> str:
+    """The status a (non-critical) score's band gives, in SQL."""
+    return (f"CASE WHEN {expr} >= 5 THEN 'active' WHEN {expr} >= 3 THEN 'dormant' "
+            f"ELSE 'retired' END")
+
+
+def _decay(db: Database, report: MaintenanceReport, now: datetime, after_days: int,
+           amount: float) -> None:
+    """Active and dormant rules unreinforced for ``after_days`` lose ``amount``; their status
+    follows the band. Critical rules never decay; retired ones stay as they are."""
+    cutoff = timeutil.iso(now - timedelta(days=after_days))
+    new_score = f"max({rule_store.MIN_SCORE}, round(score - {float(amount)}, 2))"
+    rows = db.rows(
+        f"UPDATE rules SET score = {new_score}, status = {_band_sql(new_score)}, "
+        "updated_at = ? WHERE status IN ('active','dormant') AND last_reinforced < ? "
+        "RETURNING id, score, status", (timeutil.iso(now), cutoff))
+    if not rows:
+        return
+    report.decayed = len(rows)
+    moved: dict[str, list[int]] = defaultdict(list)
+    for rule_id, score, status in rows:
+        # The old status is the band of the old score (score + amount: never clamped above
+        # 9, as active rules stay below the critical band).
+        if rule_store.band(score + amount) != status:
+            moved[status].append(rule_id)
+    report.became = {k: len(v) for k, v in moved.items()}
+    audit.record(db, ACTOR, "rules.decay", "rules",
+                 {"ids": [r[0] for r in rows]},
+                 {"score_delta": -amount, "status_changes": moved})
+
+
+def _promote(db: Database, home: Home, report: MaintenanceReport, category: str) -> None:
+    cfg = home.settings.maintenance
+    key = PROMOTED_UPTO.format(category=category)
+    upto = int(watermarks.get(db, key) or 0)
+    rows = db.query(
+        "SELECT id, agent, domain, summary FROM state WHERE category = ? AND status = 'active' "
+        "AND id > ? ORDER BY id", (category, upto))
+    for row in rows:
+        summary = row["summary"].strip()
+        if category == "rejected":
+            body = summary.split(":", 1)[1].strip() if summary.lower().startswith(
+                "rejected:") else summary
+            rule_text = f"Rejected by a human, do not re-suggest: {body}"
+            score = cfg.rejection_rule_score
+        else:
+            rule_text, score = summary, cfg.learning_rule_score
+        existing = rule_store.find_by_key(db, rule_text, row["agent"])
+        if existing:
+            rule_store.reinforce(db, existing.id, actor=ACTOR, amount=0.5)
+            report.reinforced_by_promotion.append(existing.id)
+            continue
+        added = rule_store.add(db, rule_text, actor=ACTOR, score=score, domain=row["domain"],
+                               agent=row["agent"], source=category if category != "rejected"
+                               else "rejection", provenance=[f"state:{row['id']}"])
+        (report.promoted_rejections if category == "rejected"
+         else report.promoted_learnings).append(added.id)
+    if rows:
+        watermarks.put(db, key, str(rows[-1]["id"]))
+
+
+def _merge(db: Database, report: MaintenanceReport, now: datetime, bonus: float) -> None:
+    groups = db.rows(
+        "SELECT norm_key, agent FROM rules WHERE status != 'retired' "
+        "GROUP BY norm_key, agent HAVING count(*) > 1")
+    stamp = timeutil.iso(now)
+    for norm_key, agent in groups:
+        members = db.query(
+            "SELECT id, score, status, violations, provenance, last_reinforced FROM rules "
+            "WHERE norm_key = ? AND agent IS ? AND status != 'retired' "
+            "ORDER BY (status = 'critical') DESC, score DESC, id", (norm_key, agent))
+        survivor, rest = members[0], members[1:]
+        # A critical rule is only ever retired by a human: it never merges away.
+        losers = [m for m in rest if m["status"] != "critical"]
+        if not losers:
+            continue
+        provenance = json.loads(survivor["provenance"])
+        for m in losers:
+            provenance += [p for p in json.loads(m["provenance"]) if p not in provenance]
+            provenance.append(f"rule:{m['id']}")
+        if survivor["status"] == "critical":
+            score, status = rule_store.clamp(survivor["score"] + bonus), "critical"
+        else:
+            score = min(rule_store.ACTIVE_CEILING, rule_store.clamp(survivor["score"] + bonus))
+            status = rule_store.band(score)
+        violations = survivor["violations"] + sum(m["violations"] for m in losers)
+        reinforced = max([survivor["last_reinforced"], *(m["last_reinforced"] for m in losers)])
+        db.execute(
+            "UPDATE rules SET score = ?, status = ?, violations = ?, provenance = ?, "
+            "last_reinforced = ?, updated_at = ? WHERE id = ?",
+            (score, status, violations, json.dumps(provenance), reinforced, stamp,
+             survivor["id"]))
+        loser_ids = [m["id"] for m in losers]
+        db.executemany("UPDATE rules SET status = 'retired', score = min(score, 2.0), "
+                       "merged_into = ?, updated_at = ? WHERE id = ?",
+                       [(survivor["id"], stamp, i) for i in loser_ids])
+        audit.record(db, ACTOR, "rules.merge", f"rule:{survivor['id']}",
+                     {"score": survivor["score"], "violations": survivor["violations"]},
+                     {"score": score, "violations": violations, "merged": loser_ids})
+        report.merged.append((survivor["id"], loser_ids))
+
+
+def _archive(db: Database, report: MaintenanceReport, now: datetime, days: int) -> None:
+    cutoff = timeutil.iso(now - timedelta(days=days))
+    ids = [r[0] for r in db.rows(
+        "SELECT id FROM state WHERE status = 'completed' AND completed_at < ?", (cutoff,))]
+    if not ids:
+        return
+    db.execute("UPDATE state SET status = 'archived', updated_at = ? "
+               "WHERE status = 'completed' AND completed_at < ?", (timeutil.iso(now), cutoff))
+    report.archived = len(ids)
+    audit.record(db, ACTOR, "state.archive", "state", {"status": "completed", "ids": ids},
+                 {"status": "archived"})
+
+
+def run_maintenance(
+    home: Home, db: Database, *, dry_run: bool = False, now: datetime | None = None,
+) -> MaintenanceReport:
+    """Run one maintenance cycle (or, with ``dry_run``, report what it would change)."""
+    now = now or timeutil.now()
+    day: date = now.date()
+    cfg = home.settings.maintenance
+    report = MaintenanceReport(day.isoformat(), dry_run)
+    try:
+        with db.write():
+            if watermarks.get(db, LAST_CYCLE) != report.day:
+                report.decay_ran = True
+                _decay(db, report, now, cfg.decay_after_days, cfg.decay_per_cycle)
+                watermarks.put(db, LAST_CYCLE, report.day)
+            _promote(db, home, report, "rejected")
+            _promote(db, home, report, "learning")
+            _merge(db, report, now, cfg.merge_bonus)
+            _archive(db, report, now, cfg.archive_completed_after_days)
+            if dry_run:
+                raise _RollBack
+    except _RollBack:
+        pass
+    report.job_id = jobs.start(db, "maintenance", dry_run=dry_run)
+    jobs.finish(db, report.job_id, "ok", report.counts(),
+                "dry run: nothing changed" if dry_run else "")
+    return report
+

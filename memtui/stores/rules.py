@@ -1,0 +1,258 @@
+"""Layer 1, rules: scored behavioural rules that decay unless reinforced.
+
+Score bands (status follows the band; critical rules never decay):
+
+    9-10  critical   always loaded, never decays, only a human may retire or demote it
+    7-8   active     loaded at boot
+    5-6   active     loaded on demand
+    3-4   dormant
+    1-2   retired    kept, can be revived
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memtui import text, timeutil
+from memtui.db import Database
+from memtui.errors import MemtuiError, NotFound
+from memtui.stores import audit
+
+STATUSES = ("active", "dormant", "retired", "critical")
+MIN_SCORE, MAX_SCORE = 1.0, 10.0
+ACTIVE_CEILING = 8.9
+"""Reinforcement never makes a rule critical by itself: that takes a human or a rejection."""
+NORM_CHARS = 40
+"""Rules whose first 40 characters match after normalising are near-duplicates."""
+BAND_STEP = 2.0
+"""Promote and demote move a rule one band (two points)."""
+
+
+def band(score: float) -> str:
+    """The status a score's band gives."""
+    if score >= 9.0:
+        return "critical"
+    if score >= 5.0:
+        return "active"
+    if score >= 3.0:
+        return "dormant"
+    return "retired"
+
+
+def clamp(score: float) -> float:
+    return round(min(MAX_SCORE, max(MIN_SCORE, score)), 2)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: int
+    rule: str
+    norm_key: str
+    domain: str
+    agent: str | None
+    source: str
+    provenance: list[str]
+    score: float
+    violations: int
+    last_reinforced: str
+    created_at: str
+    updated_at: str
+    status: str
+    merged_into: int | None
+
+    @property
+    def loaded_at_boot(self) -> bool:
+        return self.status in ("active", "critical") and self.score >= 7.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _rule(row: dict[str, Any]) -> Rule:
+    row = dict(row)
+    row["provenance"] = json.loads(row["provenance"])
+    return Rule(**row)
+
+
+def get(db: Database, rule_id: int) -> Rule:
+    row = db.one("SELECT * FROM rules WHERE id = ?", (rule_id,))
+    if row is None:
+        raise NotFound(f"no rule {rule_id}")
+    return _rule(row)
+
+
+def find_by_key(db: Database, rule_text: str, agent: str | None) -> Rule | None:
+    """A live (not retired) rule with the same near-duplicate key for the same agent scope."""
+    row = db.one(
+        "SELECT * FROM rules WHERE norm_key = ? AND agent IS ? AND status != 'retired' "
+        "ORDER BY score DESC, id LIMIT 1", (text.norm_key(rule_text, NORM_CHARS), agent))
+    return _rule(row) if row else None
+
+
+def add(
+    db: Database, rule: str, *, actor: str, score: float = 5.0, domain: str = "general",
+    agent: str | None = None, source: str = "manual", provenance: Sequence[str] = (),
+    violations: int = 0, created_at: str | None = None, last_reinforced: str | None = None,
+) -> Rule:
+    """Add a rule; its status is the band of its score."""
+    if not rule.strip():
+        raise MemtuiError("a rule needs non-empty text")
+    if not MIN_SCORE <= score <= MAX_SCORE:
+        raise MemtuiError(f"a rule's score must be between 1 and 10, not {score}")
+    stamp = timeutil.iso(timeutil.now())
+    created = timeutil.iso(timeutil.parse(created_at)) if created_at else stamp
+    reinforced = timeutil.iso(timeutil.parse(last_reinforced)) if last_reinforced else created
+    with db.write():
+        rule_id = db.execute(
+            "INSERT INTO rules(rule, norm_key, domain, agent, source, provenance, score, "
+            "violations, last_reinforced, created_at, updated_at, status) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (rule.strip(), text.norm_key(rule, NORM_CHARS), domain or "general", agent, source,
+             json.dumps(list(provenance)), clamp(score), violations, reinforced, created, stamp,
+             band(score)),
+        )
+        added = get(db, rule_id)
+        audit.record(db, actor, "rule.add", f"rule:{rule_id}", None, added.as_dict())
+    return added
+
+
+def _change(db: Database, rule_id: int, actor: str, action: str, **changes: Any) -> Rule:
+    with db.write():
+        before = get(db, rule_id)
+        changes["updated_at"] = timeutil.iso(timeutil.now())
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        db.execute(f"UPDATE rules SET {sets} WHERE id = ?", (*changes.values(), rule_id))
+        after = get(db, rule_id)
+        keys = [k for k in changes if k != "updated_at"]
+        audit.record(db, actor, action, f"rule:{rule_id}",
+                     {k: getattr(before, k) for k in keys}, {k: getattr(after, k) for k in keys})
+    return after
+
+
+def _guard_critical(rule: Rule, human: bool, verb: str) -> None:
+    if rule.status == "critical" and not human:
+        raise MemtuiError(
+            f"rule {rule.id} is critical; only a human may {verb} it "
+            f"(say so explicitly: --human on the command line)"
+        )
+
+
+def reinforce(db: Database, rule_id: int, *, actor: str, amount: float = 1.0) -> Rule:
+    """The rule proved useful: raise its score (up to 8.9 unless critical already) and
+    restart its decay clock."""
+    rule = get(db, rule_id)
+    if rule.status == "retired":
+        raise MemtuiError(f"rule {rule_id} is retired; revive it first")
+    if rule.status == "critical":
+        score, status = clamp(rule.score + amount), "critical"
+    else:
+        score = min(ACTIVE_CEILING, clamp(rule.score + amount))
+        status = band(score)
+    return _change(db, rule_id, actor, "rule.reinforce", score=score, status=status,
+                   last_reinforced=timeutil.iso(timeutil.now()))
+
+
+def violate(db: Database, rule_id: int, *, actor: str) -> Rule:
+    """The agent broke the rule: count it. A broken rule is evidently still relevant, so its
+    decay clock restarts too (decaying it would make the next violation likelier)."""
+    rule = get(db, rule_id)
+    return _change(db, rule_id, actor, "rule.violation", violations=rule.violations + 1,
+                   last_reinforced=timeutil.iso(timeutil.now()))
+
+
+def promote(db: Database, rule_id: int, *, actor: str) -> Rule:
+    """Up one band (two points)."""
+    rule = get(db, rule_id)
+    if rule.status == "critical":
+        raise MemtuiError(f"rule {rule_id} is already critical")
+    score = clamp(max(rule.score, 3.0) + BAND_STEP if rule.status == "retired"
+                  else rule.score + BAND_STEP)
+    return _change(db, rule_id, actor, "rule.promote", score=score, status=band(score),
+                   last_reinforced=timeutil.iso(timeutil.now()))
+
+
+def demote(db: Database, rule_id: int, *, actor: str, human: bool = False) -> Rule:
+    """Down one band; a critical rule only when a human says so."""
+    rule = get(db, rule_id)
+    _guard_critical(rule, human, "demote")
+    if rule.status == "retired":
+        raise MemtuiError(f"rule {rule_id} is already retired")
+    score = clamp(min(rule.score, 8.9) - BAND_STEP if rule.status == "critical"
+                  else rule.score - BAND_STEP)
+    return _change(db, rule_id, actor, "rule.demote", score=score, status=band(score))
+
+
+def make_critical(db: Database, rule_id: int, *, actor: str) -> Rule:
+    rule = get(db, rule_id)
+    return _change(db, rule_id, actor, "rule.critical", score=max(rule.score, 9.0),
+                   status="critical", last_reinforced=timeutil.iso(timeutil.now()))
+
+
+def retire(db: Database, rule_id: int, *, actor: str, human: bool = False) -> Rule:
+    """Retire a rule (kept, can be revived); a critical rule only when a human says so."""
+    rule = get(db, rule_id)
+    _guard_critical(rule, human, "retire")
+    if rule.status == "retired":
+        raise MemtuiError(f"rule {rule_id} is already retired")
+    return _change(db, rule_id, actor, "rule.retire", score=min(rule.score, 2.0),
+                   status="retired")
+
+
+def revive(db: Database, rule_id: int, *, actor: str, score: float = 5.0) -> Rule:
+    """Bring a retired or dormant rule back as active (on demand by default)."""
+    rule = get(db, rule_id)
+    if rule.status in ("active", "critical"):
+        raise MemtuiError(f"rule {rule_id} is {rule.status}; nothing to revive")
+    score = clamp(score)
+    return _change(db, rule_id, actor, "rule.revive", score=score, status=band(score),
+                   merged_into=None, last_reinforced=timeutil.iso(timeutil.now()))
+
+
+def list_rules(
+    db: Database, *, status: str | None = None, agent: str | None = None,
+    domain: str | None = None, min_score: float | None = None, limit: int = 100,
+) -> list[Rule]:
+    """Rules by score, highest first. ``agent`` includes the rules for every agent."""
+    where: list[str] = []
+    params: list[Any] = []
+    if status:
+        if status not in STATUSES:
+            raise MemtuiError(f"unknown rule status {status!r}; expected {', '.join(STATUSES)}")
+        where.append("status = ?")
+        params.append(status)
+    if agent:
+        where.append("(agent IS NULL OR agent = ?)")
+        params.append(agent)
+    if domain:
+        where.append("domain = ?")
+        params.append(domain)
+    if min_score is not None:
+        where.append("score >= ?")
+        params.append(min_score)
+    sql = "SELECT * FROM rules" + (" WHERE " + " AND ".join(where) if where else "")
+    sql += " ORDER BY score DESC, last_reinforced DESC, id LIMIT ?"
+    return [_rule(r) for r in db.query(sql, [*params, limit])]
+
+
+def boot_rules(db: Database, agent: str, limit: int = 20) -> list[Rule]:
+    """The top rules an agent loads at boot: critical first, then active by score.
+
+    Two index walks (status, score) that stop at ``limit``, not a sort of every rule.
+    """
+    found: list[Rule] = []
+    for status in ("critical", "active"):
+        if len(found) >= limit:
+            break
+        found += [_rule(r) for r in db.query(
+            "SELECT * FROM rules WHERE status = ? AND (agent IS NULL OR agent = ?) "
+            "ORDER BY score DESC, last_reinforced DESC, id LIMIT ?",
+            (status, agent, limit - len(found)))]
+    return found
+
+
+def band_counts(db: Database) -> dict[str, int]:
+    return {s: n for s, n in db.rows("SELECT status, count(*) FROM rules GROUP BY status")}

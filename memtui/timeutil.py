@@ -1,0 +1,28 @@
+"""Time in memtui: aware UTC datetimes, stored as ISO 8601 text with a Z, to the second."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def iso(moment: datetime) -> str:
+    """The stored form: sorts the same as time does."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime(FORMAT)
+
+
+def parse(text: str) -> datetime:
+    """Read an ISO 8601 timestamp or date; naive values are taken as UTC."""
+    value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def parse_date(text: str) -> date:
+    return date.fromisoformat(text.strip()[:10])

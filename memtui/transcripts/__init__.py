@@ -1,0 +1,35 @@
+"""Transcript readers: OpenClaw v3, Claude Code and generic JSONL, all yielding Turns.
+
+Use ``read_transcript(path, start_offset=..., start_line=...)`` from a stored
+watermark; store the result's ``end_offset``/``end_line`` with whatever was made of
+its turns, in the same transaction, and every turn is seen exactly once.
+"""
+
+from __future__ import annotations
+
+from memtui.transcripts.detect import UnknownFormat, detect_format
+from memtui.transcripts.jsonl import StaleOffset
+from memtui.transcripts.reader import read_transcript
+from memtui.transcripts.turn import (
+    FORMATS,
+    Problem,
+    ReadResult,
+    ToolCall,
+    ToolResult,
+    Turn,
+    Usage,
+)
+
+__all__ = [
+    "FORMATS",
+    "Problem",
+    "ReadResult",
+    "StaleOffset",
+    "ToolCall",
+    "ToolResult",
+    "Turn",
+    "UnknownFormat",
+    "Usage",
+    "detect_format",
+    "read_transcript",
+]

@@ -1,0 +1,102 @@
+"""read_transcript: incremental, exactly-once reading of any supported transcript."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Protocol
+
+from memtui.transcripts import claude_code, generic, openclaw
+from memtui.transcripts.detect import detect_format
+from memtui.transcripts.jsonl import (
+    Line,
+    LineReader,
+    Sink,
+    check_offset,
+    count_lines_before,
+    first_object,
+)
+from memtui.transcripts.turn import FORMATS, ReadResult
+
+
+class FormatReader(Protocol):
+    """Feeds a sink from parsed lines; returns the first line it holds back, if any."""
+
+    def __call__(
+        self, lines: Iterable[Line], sink: Sink, *, session: str, final: bool
+    ) -> Line | None: ...
+
+
+READERS: dict[str, FormatReader] = {
+    "openclaw": openclaw.read,
+    "claude-code": claude_code.read,
+    "generic": generic.read,
+}
+
+
+def read_transcript(
+    path: str | os.PathLike[str],
+    *,
+    start_offset: int = 0,
+    start_line: int | None = None,
+    fmt: str = "auto",
+    final: bool = False,
+) -> ReadResult:
+    """Read the turns written to ``path`` since byte ``start_offset``.
+
+    - ``start_line``: the 1-based number of the line at ``start_offset`` (the
+      previous result's ``end_line``); when omitted it is counted from the file.
+    - ``fmt``: "openclaw", "claude-code", "generic" or "auto" (``detect_format``).
+      A file with nothing to judge yet reads as format "unknown", with no turns.
+    - ``final``: the writer is done with this file: consume a last line that lacks
+      its newline, and a Claude Code message that could otherwise still grow.
+
+    The result's ``end_offset``/``end_line`` are the next watermark. A torn last
+    line is left for the next read; a bad line becomes a Problem and the read goes
+    on. Raises StaleOffset when ``start_offset`` is past the end of the file or not
+    at a line start (the file was rewritten), UnknownFormat when ``fmt="auto"`` and
+    the file matches no format, and ValueError for an unknown ``fmt``.
+    """
+    path = Path(path)
+    if fmt != "auto" and fmt not in READERS:
+        raise ValueError(f"unknown transcript format {fmt!r}: use auto or one of {FORMATS}")
+    check_offset(path, start_offset)
+    if start_line is None:
+        start_line = count_lines_before(path, start_offset) if start_offset else 1
+    if fmt == "auto":
+        fmt = detect_format(path)
+        if fmt == "unknown":
+            return ReadResult(turns=[], end_offset=start_offset, end_line=start_line, format=fmt)
+
+    sink = Sink(str(path))
+    lines = LineReader(path, start_offset, start_line, sink, final=final)
+    held = READERS[fmt](lines, sink, session=_session(path, fmt), final=final)
+    turns, problems, skipped, unknown = sink.finish(None if held is None else held.number)
+    if held is None:
+        end_offset, end_line = lines.end_offset, lines.next_line
+    else:
+        end_offset, end_line = held.offset, held.number
+    return ReadResult(
+        turns=turns,
+        end_offset=end_offset,
+        end_line=end_line,
+        format=fmt,
+        problems=problems,
+        unknown_types=unknown,
+        skipped=skipped,
+        lines_read=end_line - start_line,
+        pending_bytes=lines.end_offset + lines.pending_bytes - end_offset,
+    )
+
+
+def _session(path: Path, fmt: str) -> str:
+    """The session id for lines that carry none: the OpenClaw header's, else the file stem.
+
+    The header is read from the top of the file because a resumed read starts past it.
+    """
+    if fmt == "openclaw":
+        header = first_object(path)
+        if header and header.get("type") == "session" and isinstance(header.get("id"), str):
+            return str(header["id"])
+    return path.stem

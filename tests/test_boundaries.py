@@ -1,0 +1,46 @@
+"""Architecture: the engine never imports UI/CLI/MCP frameworks; hook paths stay light."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from memtui.home import Home
+
+REPO = Path(__file__).resolve().parents[1]
+ENGINE = ["memtui.db", "memtui.home", "memtui.config", "memtui.stores.state",
+          "memtui.stores.rules", "memtui.stores.flows", "memtui.gates", "memtui.boot",
+          "memtui.maintenance", "memtui.health", "memtui.doctor", "memtui.sample"]
+FRAMEWORKS = ["textual", "click", "typer", "mcp"]
+HEAVY = ["numpy", "torch", "sentence_transformers", "anthropic", "textual", "yaml"]
+
+
+def _modules_after(code: str) -> set[str]:
+    script = code + "\nimport sys\nprint(' '.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=REPO)
+    return set(out.stdout.split())
+
+
+def test_engine_imports_no_framework() -> None:
+    loaded = _modules_after("\n".join(f"import {m}" for m in ENGINE))
+    assert not {m for m in loaded if m.split(".")[0] in FRAMEWORKS}
+
+
+def test_import_linter_contract_holds() -> None:
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint, "import-linter is a dev dependency"
+    done = subprocess.run([lint], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_hook_commands_import_nothing_heavy(home: Home) -> None:
+    code = (
+        "from memtui.cli.main import main\n"
+        f"main(['--home', {str(home.root)!r}, 'gate', 'pre', 'main', 'deploy', '--json'])\n"
+        f"main(['--home', {str(home.root)!r}, 'boot', 'main', '--json'])\n"
+    )
+    loaded = _modules_after(code)
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY}

@@ -1,0 +1,55 @@
+"""Settings: defaults render to TOML that loads back; invalid values name file and key."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from memtui.config import Settings, load_settings, render_settings
+from memtui.errors import ConfigError
+
+
+def test_rendered_defaults_round_trip_and_document_every_field(tmp_path: Path) -> None:
+    text = render_settings()
+    path = tmp_path / "memtui.toml"
+    path.write_text(text)
+    assert load_settings(path) == Settings()
+    parsed = tomllib.loads(text)
+    lines = text.splitlines()
+    for section, table in parsed.items():
+        for key in table:
+            index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
+            assert lines[index - 1].startswith("# "), f"{section}.{key} has no comment"
+
+
+@pytest.mark.parametrize(
+    ("toml", "key", "expected"),
+    [
+        ("[gates]\ntoken_budget = 'lots'\n", "gates.token_budget", "an integer"),
+        ("[gates]\ntoken_budget = true\n", "gates.token_budget", "an integer"),
+        ("[gates]\nbudget = 3\n", "gates.budget", "a known key"),
+        ("[nope]\nx = 1\n", "nope", "a known section"),
+        ("[extract]\nextractor = 'gpt'\n", "extract.extractor", "one of local, llm"),
+        ("[maintenance]\ndecay_per_cycle = -1\n", "maintenance.decay_per_cycle", "0 or more"),
+        ("[agents]\nids = 'main'\n", "agents.ids", "a list of strings"),
+        ("[search]\nchunk_overlap = 500\n", "search.chunk_overlap", "less than"),
+        ("[gates\n", "(syntax)", "valid TOML"),
+    ],
+)
+def test_invalid_settings_name_file_key_and_expectation(
+    tmp_path: Path, toml: str, key: str, expected: str
+) -> None:
+    path = tmp_path / "memtui.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        load_settings(path)
+    message = str(err.value)
+    assert str(path) in message and key in message and expected in message
+
+
+def test_ints_are_accepted_for_floats(tmp_path: Path) -> None:
+    path = tmp_path / "memtui.toml"
+    path.write_text("[maintenance]\ndecay_per_cycle = 1\n")
+    assert load_settings(path).maintenance.decay_per_cycle == 1.0

@@ -1,0 +1,129 @@
+"""Pre- and post-action gates: what they show, the budget, and what they feed back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.db import Database
+from memtui.errors import MemtuiError
+from memtui.gates import post_gate, pre_gate
+from memtui.home import Home
+from memtui.stores import flows, jobs, rules
+from memtui.stores import state as st
+
+
+@pytest.fixture
+def seeded(home: Home, db: Database) -> Home:
+    flows.add(db, "deploy-production", actor="test", domain="deploy", agent="ops",
+              trigger_phrases=["deploy to production"], needs_approval=True,
+              steps=["Check CI is green", "Run migrations with --plan", "Deploy the tag",
+                     "Watch the error rate for 10 minutes"])
+    for _ in range(3):
+        flows.record(db, "deploy-production", "pass", actor="test")
+    st.add_many(db, [
+        st.NewState(agent="ops", category="rejected", domain="deploy",
+                    summary="Rejected: deploying during the Thursday demo window"),
+        st.NewState(agent="content", category="rejected", domain="content",
+                    summary="Rejected: emoji in newsletter subject lines"),
+        st.NewState(agent="ops", category="decision", domain="deploy",
+                    summary="Production deploys go through the blue/green script"),
+    ], actor="test")
+    rules.add(db, "Never restart Postgres between 08:00 and 20:00", actor="test", score=9.5)
+    rules.add(db, "Deploy only tagged releases to production", actor="test", score=8.2,
+              agent="ops")
+    rules.add(db, "Low score rule", actor="test", score=5)
+    tools = home.root / "tools"
+    tools.mkdir()
+    (tools / "deploy-production.sh").write_text("#!/bin/sh\n")
+    (tools / "publish-blog-post.py").write_text("")
+    text = home.config_path.read_text().replace('tool_dirs = []', 'tool_dirs = ["tools"]')
+    text = text.replace("checks = {}", 'checks = { "disk" = "true", "db" = "false" }')
+    home.config_path.write_text(text)
+    return Home(home.root)
+
+
+def test_pre_gate_gathers_every_section(seeded: Home, db: Database) -> None:
+    from memtui.health import run_checks
+
+    run_checks(seeded, db)
+    gate = pre_gate(seeded, db, "ops", "deploy to production")
+    by = {s.name: [i.text for i in s.items] for s in gate.sections}
+    assert gate.flow == "deploy-production"
+    assert by["flow"][0].startswith("deploy-production  [needs human approval]: Effectiveness: "
+                                    "100% (3/3 successful)")
+    assert by["flow"][1:5] == ["  1. Check CI is green", "  2. Run migrations with --plan",
+                               "  3. Deploy the tag", "  4. Watch the error rate for 10 minutes"]
+    assert any("Thursday demo" in t for t in by["rejections"])
+    assert not any("emoji" in t for t in by["rejections"])  # another agent's, unrelated
+    assert [t.split("] ")[1] for t in by["rules"]] == [
+        "Deploy only tagged releases to production",
+        "Never restart Postgres between 08:00 and 20:00"]
+    assert any("blue/green" in t for t in by["state"])
+    assert any("deploy-production.sh" in t for t in by["tools"])
+    assert not any("publish-blog-post" in t for t in by["tools"])
+    assert any(t.startswith("db: FAILING") for t in by["health"])
+    assert any(t.startswith("disk: ok") for t in by["health"])
+    assert gate.cut == {} and gate.tokens <= gate.budget
+
+
+def test_pre_gate_cuts_least_important_first_and_says_so(seeded: Home, db: Database) -> None:
+    full = pre_gate(seeded, db, "ops", "deploy to production", record=False)
+    tight = pre_gate(seeded, db, "ops", "deploy to production", budget=full.tokens - 20,
+                     record=False)
+    assert tight.tokens <= tight.budget
+    assert set(tight.cut) <= {"health", "tools", "state"} and tight.cut
+    flow_items = next(s.items for s in tight.sections if s.name == "flow")
+    assert len(flow_items) == len(next(s.items for s in full.sections if s.name == "flow"))
+
+
+def test_post_gate_feeds_back_flow_rules_and_one_state_entry(seeded: Home, db: Database) -> None:
+    gate = pre_gate(seeded, db, "ops", "deploy to production")
+    shown = [int(i.ref.split(":")[1]) for s in gate.sections if s.name == "rules"
+             for i in s.items]
+    before = {r: rules.get(db, r).score for r in shown}
+    violated = shown[0]
+    result = post_gate(seeded, db, "ops", "pass", "v2.15.0 deployed in 4m",
+                       violated=(violated,))
+    assert result.flow == "deploy-production"
+    assert result.effectiveness == "Effectiveness: 100% (4/4 successful)"
+    assert set(result.reinforced) == set(shown) - {violated}
+    for r in result.reinforced:
+        assert rules.get(db, r).score > before[r] or rules.get(db, r).score >= 8.9
+    assert rules.get(db, violated).violations == 1
+    entry = st.get(db, result.state_id)
+    assert entry.category == "task" and entry.status == "completed"
+    # A second report of the same task updates that entry instead of adding another.
+    pre_gate(seeded, db, "ops", "deploy to production")
+    again = post_gate(seeded, db, "ops", "pass", "v2.15.0 deployed in 5m")
+    assert again.state_updated and again.state_id == result.state_id
+
+
+def test_post_gate_lesson_without_change_is_flagged(seeded: Home, db: Database) -> None:
+    result = post_gate(seeded, db, "ops", "fail", "migration locked the events table",
+                       lesson="Run big migrations with lock_timeout set")
+    assert result.advice and "not permanent" in result.advice[0]
+    assert st.get(db, result.state_id).category == "learning"
+    assert result.reinforced == []
+    fixed = post_gate(seeded, db, "ops", "pass", "added lock_timeout to the migrate script",
+                      lesson="Set lock_timeout in migrate.sh", changed="script")
+    assert fixed.advice == []
+
+
+def test_post_gate_rejects_bad_input_before_writing(seeded: Home, db: Database) -> None:
+    count = db.scalar("SELECT count(*) FROM audit")
+    with pytest.raises(MemtuiError):
+        post_gate(seeded, db, "ops", "pass", "x", violated=(999,))
+    with pytest.raises(MemtuiError):
+        post_gate(seeded, db, "ops", "meh", "x")
+    with pytest.raises(MemtuiError):
+        post_gate(seeded, db, "ops", "pass", "x", changed="mood")
+    assert db.scalar("SELECT count(*) FROM audit") == count
+    assert jobs.last(db, "health") is None
+
+
+def test_tool_dirs_relative_to_home(seeded: Home) -> None:
+    from memtui.gates import tool_dirs
+
+    assert tool_dirs(seeded) == [Path(seeded.root) / "tools"]

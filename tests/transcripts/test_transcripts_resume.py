@@ -1,0 +1,156 @@
+"""Exactly once: reading a growing file piece by piece equals reading it once at the end."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memtui.transcripts import Problem, ReadResult, Turn, read_transcript
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "samples" / "transcripts" / "claude-code"
+SAMPLES = REPO / "sample-data" / "transcripts"
+
+
+def _cc(kind: str, uuid: str, **fields: Any) -> str:
+    line = {"type": kind, "uuid": uuid, "sessionId": "s", "timestamp": "2026-11-16T10:00:00Z"}
+    return json.dumps({**line, **fields}, ensure_ascii=False)
+
+
+def _block(msg_id: str, uuid: str, block: dict[str, Any]) -> str:
+    return _cc("assistant", uuid, message={"id": msg_id, "role": "assistant", "content": [block]})
+
+
+def _result(uuid: str, call: str, text: str) -> str:
+    content = [{"type": "tool_result", "tool_use_id": call, "content": text, "is_error": True}]
+    return _cc("user", uuid, message={"role": "user", "content": content})
+
+
+# Claude Code lines with everything that can go wrong at a cut: multibyte text, a bad
+# line and a blank line inside an open message, interleaved tool results, an unknown
+# type, and a last message that only `final` consumes.
+TRICKY = (
+    "\n".join(
+        [
+            _cc("progress", "p0", data={"type": "hook_progress"}),
+            _cc("user", "u1", message={"role": "user", "content": "Grüße, 日本語 and 🚀: deploy?"}),
+            _block("m1", "a1", {"type": "thinking", "thinking": "Prüfen…"}),
+            _block(
+                "m1", "a2", {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"c": "ls"}}
+            ),
+            '{"type": "assistant", "uuid": "broken", ',
+            "",
+            _result("r1", "t1", "permission denied ✗"),
+            _block("m1", "a3", {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}),
+            _result("r2", "t2", "ok ✓"),
+            _cc("brand-new", "n1"),
+            _block("m2", "a4", {"type": "text", "text": "Erledigt — done 🎉"}),
+            _cc("system", "y1", subtype="turn_duration"),
+            _cc("user", "u2", message={"role": "user", "content": "danke"}),
+            _block("m3", "a5", {"type": "text", "text": "Gern geschehen."}),
+        ]
+    ).encode("utf-8")
+    + b"\n"
+)
+
+
+def _files() -> list[tuple[str, bytes]]:
+    files = [("tricky.jsonl", TRICKY)]
+    for path in [SHARED / "short.jsonl", *sorted(SAMPLES.rglob("*.jsonl"))]:
+        if path.exists():
+            files.append((path.name, path.read_bytes()))
+    return files
+
+
+FILES = _files()
+
+
+def _summary(
+    results: list[ReadResult],
+) -> tuple[list[Turn], list[Problem], Counter[str], Counter[str]]:
+    turns = [t for r in results for t in r.turns]
+    problems = [p for r in results for p in r.problems]
+    skipped: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
+    for r in results:
+        skipped.update(r.skipped)
+        unknown.update(r.unknown_types)
+    return turns, problems, skipped, unknown
+
+
+def read_in_pieces(path: Path, data: bytes, cuts: list[int]) -> list[ReadResult]:
+    """Grow the file to each cut in turn, reading from the watermark each time."""
+    results = []
+    offset, line = 0, 1
+    for cut in [*sorted(set(cuts)), len(data)]:
+        path.write_bytes(data[:cut])
+        result = read_transcript(path, start_offset=offset, start_line=line, final=cut == len(data))
+        assert result.end_offset <= cut
+        results.append(result)
+        offset, line = result.end_offset, result.end_line
+    return results
+
+
+def assert_same_as_one_read(path: Path, pieces: list[ReadResult]) -> None:
+    whole = read_transcript(path, final=True)
+    assert pieces[-1].end_offset == whole.end_offset == path.stat().st_size
+    assert pieces[-1].end_line == whole.end_line
+    assert _summary(pieces) == _summary([whole])
+    ids = [(t.id, t.role) for t in whole.turns]
+    assert len(ids) == len(set(ids)), "a turn was produced twice"
+
+
+def test_tricky_file_reads_as_expected(tmp_path: Path) -> None:
+    path = tmp_path / "tricky.jsonl"
+    path.write_bytes(TRICKY)
+    live = read_transcript(path)
+    assert [t.id for t in live.turns] == ["u1", "m1", "r1", "r2", "m2", "u2"]
+    assert live.end_line == 14 and [p.line for p in live.problems] == [5]
+    assert live.unknown_types == {"brand-new": 1}
+    final = read_transcript(
+        path, start_offset=live.end_offset, start_line=live.end_line, final=True
+    )
+    assert [t.text for t in final.turns] == ["Gern geschehen."]
+
+
+@pytest.mark.parametrize(("name", "data"), FILES, ids=[name for name, _ in FILES])
+def test_cut_at_every_line_boundary_and_mid_line(tmp_path: Path, name: str, data: bytes) -> None:
+    starts = [0]
+    for raw in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(raw))
+    # Every line end, and a cut inside every line (odd sizes land inside multibyte text).
+    cuts = starts + [(a + b) // 2 for a, b in pairwise(starts)]
+    path = tmp_path / name
+    assert_same_as_one_read(path, read_in_pieces(path, data, cuts))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_byte_cuts_give_the_same_turns_exactly_once(data: st.DataObject) -> None:
+    name, content = data.draw(st.sampled_from(FILES), label="file")
+    cuts = data.draw(st.lists(st.integers(0, len(content)), max_size=10), label="cuts")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        assert_same_as_one_read(path, read_in_pieces(path, content, cuts))
+
+
+def test_subagent_file_every_line_boundary(tmp_path: Path) -> None:
+    source = SHARED / "subagent-a2898e3.jsonl"
+    if not source.exists():
+        pytest.skip(f"shared sample {source} is not available")
+    data = source.read_bytes()
+    starts = [0]
+    for raw in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(raw))
+    path = tmp_path / source.name
+    pieces = read_in_pieces(path, data, starts)
+    assert_same_as_one_read(path, pieces)
+    assert sum(len(r.turns) for r in pieces) == 46
