@@ -6,6 +6,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
 
 from memtui.config import Settings, load_settings, render_settings
 from memtui.errors import ConfigError
@@ -53,3 +55,39 @@ def test_ints_are_accepted_for_floats(tmp_path: Path) -> None:
     path = tmp_path / "memtui.toml"
     path.write_text("[maintenance]\ndecay_per_cycle = 1\n")
     assert load_settings(path).maintenance.decay_per_cycle == 1.0
+
+
+def _toml_scalar(value: object) -> str:
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)
+
+
+@given(
+    section=hst.sampled_from(["agents", "gates", "boot", "maintenance", "search", "extract",
+                              "schedule", "health", "bogus"]),
+    key=hst.sampled_from(["ids", "token_budget", "max_rules", "decay_per_cycle", "min_score",
+                          "extractor", "extraction", "checks", "x"]),
+    value=hst.one_of(hst.integers(-5, 10**6), hst.floats(-5, 10, allow_nan=False),
+                     hst.text(max_size=20), hst.booleans(),
+                     hst.lists(hst.text(max_size=5), max_size=3)),
+)
+def test_any_value_either_loads_or_names_the_key(section: str, key: str,
+                                                 value: object) -> None:
+    import tempfile
+
+    if isinstance(value, list):
+        rendered = "[" + ", ".join(_toml_scalar(v) for v in value) + "]"
+    else:
+        rendered = _toml_scalar(value)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "memtui.toml"
+        path.write_text(f"[{section}]\n{key} = {rendered}\n")
+        try:
+            settings = load_settings(path)
+        except ConfigError as exc:
+            assert section in str(exc) or "(syntax)" in str(exc)
+        else:
+            assert isinstance(settings, Settings)
