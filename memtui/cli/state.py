@@ -43,7 +43,10 @@ def list_(ctx: click.Context, agent: str | None, domain: str | None, category: s
                             since, until, text_, limit)
     with opened(ctx) as (_home, db):
         entries = store.list_entries(db, flt)
-    emit_json(entries) if as_json else _table(entries)
+    if as_json:
+        emit_json(entries)
+    else:
+        _table(entries)
 
 
 @state.command("show")
@@ -100,7 +103,10 @@ def add(ctx: click.Context, category: str, summary: str, agent: str | None, doma
     with opened(ctx) as (home, db):
         entry = store.add(db, _new(home.agent(agent), category, summary, domain, detail,
                                    confidence), actor=ACTOR)
-    emit_json(entry) if as_json else click.echo(f"added state entry {entry.id}")
+    if as_json:
+        emit_json(entry)
+    else:
+        click.echo(f"added state entry {entry.id}")
 
 
 @state.command("supersede")
@@ -119,7 +125,10 @@ def supersede(ctx: click.Context, old_id: int, summary: str, category: str | Non
         entry = store.supersede(db, old_id, _new(
             agent or old.agent, category or old.category, summary,
             domain if domain != "general" else old.domain, detail, confidence), actor=ACTOR)
-    emit_json(entry) if as_json else click.echo(
+    if as_json:
+        emit_json(entry)
+    else:
+        click.echo(
         f"state entry {entry.id} supersedes {old_id}")
 
 
@@ -130,7 +139,10 @@ def _status_command(name: str, fn, help_text: str) -> click.Command:  # type: ig
     def command(ctx: click.Context, entry_id: int, as_json: bool) -> None:
         with opened(ctx) as (_home, db):
             entry = fn(db, entry_id, actor=ACTOR)
-        emit_json(entry) if as_json else click.echo(f"state entry {entry.id} is {entry.status}")
+        if as_json:
+            emit_json(entry)
+        else:
+            click.echo(f"state entry {entry.id} is {entry.status}")
 
     command.__doc__ = help_text
     return state.command(name)(command)
@@ -155,4 +167,7 @@ def update(ctx: click.Context, entry_id: int, summary: str | None, detail: str |
     with opened(ctx) as (_home, db):
         entry = store.update(db, entry_id, actor=ACTOR, summary=summary, detail=detail,
                              domain=domain, confidence=confidence)
-    emit_json(entry) if as_json else click.echo(f"updated state entry {entry.id}")
+    if as_json:
+        emit_json(entry)
+    else:
+        click.echo(f"updated state entry {entry.id}")
