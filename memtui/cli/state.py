@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 
 from memtui.cli.common import ACTOR, console, emit_json, json_option, opened
@@ -128,11 +130,12 @@ def supersede(ctx: click.Context, old_id: int, summary: str, category: str | Non
     if as_json:
         emit_json(entry)
     else:
-        click.echo(
-        f"state entry {entry.id} supersedes {old_id}")
+        click.echo(f"state entry {entry.id} supersedes {old_id}")
 
 
-def _status_command(name: str, fn, help_text: str) -> click.Command:  # type: ignore[no-untyped-def]
+def _status_command(
+    name: str, fn: Callable[..., store.StateEntry], help_text: str
+) -> click.Command:
     @click.argument("entry_id", type=int)
     @json_option
     @click.pass_context
