@@ -96,7 +96,7 @@ class ExtractSettings:
     """[extract]: how transcripts become memory."""
 
     extractor: str = setting("local", "local (deterministic, offline) or llm (Anthropic API).")
-    model: str = setting("claude-sonnet-4-5", "Model for the llm extractor.")
+    model: str = setting("claude-sonnet-4-6", "Model for the llm extractor (a Sonnet-class model).")
     batch_tokens: int = setting(12000, "Most transcript tokens sent to the model per batch.")
     similarity: float = setting(
         0.82, "Normalised-text similarity above which an entry updates an active one."
@@ -143,6 +143,13 @@ class SearchSettings:
     )
     fusion: str = setting(
         "weighted", "How vector and keyword ranks combine: weighted (sum of scores) or rrf."
+    )
+    neighbour_weight: float = setting(
+        0.4, "Share of the best adjacent chunk's score (same transcript session or file) "
+        "blended into a hit."
+    )
+    session_weight: float = setting(
+        0.3, "Share of the mean of the top 3 scores in the same session or file blended in."
     )
     sync_before_search: bool = setting(
         True, "Check the index for changed inputs before a search and sync them first."

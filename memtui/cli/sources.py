@@ -61,3 +61,56 @@ def remove(ctx: click.Context, source: str) -> None:
     with opened(ctx) as (_home, db):
         removed = store.remove(db, store.find(db, source).id, actor=ACTOR)
     click.echo(f"removed source {removed.id}: {removed.pattern}")
+
+
+@sources.command("discover")
+@click.option("--agent", help="Add everything for this agent (default: OpenClaw's own agent "
+              "ids; Claude Code goes to the default agent).")
+@click.option("--openclaw", "openclaw_root", type=click.Path(file_okay=False),
+              help="OpenClaw's state folder (default ~/.openclaw).")
+@click.option("--claude", "claude_root", type=click.Path(file_okay=False),
+              help="Claude Code's folder (default $CLAUDE_CONFIG_DIR or ~/.claude).")
+@click.option("--yes", "-y", is_flag=True, help="Add every new source without asking.")
+@json_option
+@click.pass_context
+def discover(ctx: click.Context, agent: str | None, openclaw_root: str | None,
+             claude_root: str | None, yes: bool, as_json: bool) -> None:
+    """Find OpenClaw and Claude Code transcripts on this machine and offer to add them."""
+    import sys
+    from pathlib import Path
+
+    from memtui.extract.discover import discover as find
+
+    with opened(ctx) as (home, db):
+        found = find(store.list_sources(db), default_agent=home.agent(None),
+                     agent=home.agent(agent) if agent else None,
+                     openclaw_root=Path(openclaw_root) if openclaw_root else None,
+                     claude_root=Path(claude_root) if claude_root else None)
+        if as_json and not yes:
+            emit_json(found)
+            return
+        if not found:
+            click.echo("no OpenClaw (~/.openclaw/agents/*/sessions) or Claude Code "
+                       "(~/.claude/projects) transcripts found")
+            return
+        added = []
+        for f in found:
+            label = f"{f.pattern} ({f.format}, agent {f.agent}, {f.files} file(s))"
+            if f.known:
+                click.echo(f"already a source: {label}")
+                continue
+            if f.note:
+                click.echo(f"skipped: {label}: {f.note}")
+                continue
+            if f.agent not in home.agents():
+                click.echo(f"note: agent {f.agent} is not in memtui.toml [agents] ids")
+            if yes or (sys.stdin.isatty() and click.confirm(f"add {label}?", default=True)):
+                source = store.add(db, f.pattern, agent=f.agent, fmt=f.format, actor=ACTOR)
+                added.append(source)
+                click.echo(f"added source {source.id}: {label}")
+            else:
+                click.echo(f"found: {label}")
+        if not added and not yes and not sys.stdin.isatty():
+            click.echo("run again with --yes to add them")
+        if as_json:
+            emit_json({"added": added})

@@ -1,0 +1,143 @@
+"""Benchmark of the stenographer: local-extractor throughput and the cost of an idle run.
+
+Run: .venv/bin/python bench/bench_extract.py [--copies N] [--repeat R]
+
+1. Extractor throughput: every turn of the sample transcripts (shared/samples and
+   sample-data/transcripts) extracted by the local extractor, turns per second, median
+   of R runs (target: at least 5,000 turns/s); and the same with the preparation each
+   turn gets first (redaction and the policy) included.
+2. Pipeline throughput: the same transcripts copied N times with fresh message ids,
+   extracted into a new home (read, redact, policy, extract, consolidate, write,
+   watermark); turns per second.
+3. Idle run: 100 sources with nothing new; median wall time of ``stenographer.run``.
+   Target: at most 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from memtui.extract import stenographer as steno  # noqa: E402
+from memtui.extract.local import LocalExtractor  # noqa: E402
+from memtui.home import Home  # noqa: E402
+from memtui.stores import sources  # noqa: E402
+from memtui.transcripts import read_transcript  # noqa: E402
+
+SAMPLES = [*sorted((ROOT.parent / "shared/samples/transcripts/claude-code").glob("*.jsonl")),
+           *sorted((ROOT / "sample-data/transcripts").rglob("*.jsonl"))]
+
+
+def bench_extractor(repeat: int) -> tuple[float, float, int]:
+    """(extractor turns/s, redact + policy + extractor turns/s, turns)."""
+    turns = [t for path in SAMPLES for t in read_transcript(path, final=True).turns]
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-") as scratch:
+        gate = steno.load_gate(Home(scratch))  # no policy.yaml there: the default policy
+    extractor = LocalExtractor()
+    alone, whole = [], []
+    for _ in range(repeat):
+        report = steno.RunReport()
+        preparer = steno.Preparer(gate, report)
+        ctx = steno.FileContext()
+        start = time.perf_counter()
+        prepared = [p for p in (preparer.prepare(t, ctx) for t in turns) if p is not None]
+        middle = time.perf_counter()
+        extractor.extract(prepared)
+        end = time.perf_counter()
+        alone.append(len(turns) / (end - middle))
+        whole.append(len(turns) / (end - start))
+    return statistics.median(alone), statistics.median(whole), len(turns)
+
+
+_ID = re.compile(r'"(uuid|id|parentUuid|parentId|sessionId|session|tool_use_id|toolCallId|'
+                 r'tool_call_id)":"([^"]+)"')
+
+
+def copy_with_new_ids(src: Path, dst: Path, tag: str) -> None:
+    text = src.read_text(encoding="utf-8")
+    dst.write_text(_ID.sub(lambda m: f'"{m.group(1)}":"{m.group(2)}-{tag}"', text),
+                   encoding="utf-8")
+    os.utime(dst, (1_700_000_000, 1_700_000_000))
+
+
+def make_home(root: Path) -> Home:
+    home = Home(root)
+    home.init(["main"])
+    return home
+
+
+def bench_pipeline(copies: int) -> tuple[float, int]:
+    work = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
+    folder = work / "transcripts"
+    folder.mkdir()
+    for c in range(copies):
+        for i, src in enumerate(SAMPLES):
+            copy_with_new_ids(src, folder / f"{c:03d}-{i:02d}.jsonl", f"c{c}")
+    home = make_home(work / "home")
+    with home.open_db() as db:
+        sources.add(db, str(folder / "*.jsonl"), agent="main", actor="test")
+        start = time.perf_counter()
+        report = steno.run(home, db)
+        seconds = time.perf_counter() - start
+    assert not report.failed and not report.problems, report.counts()
+    shutil.rmtree(work, ignore_errors=True)
+    return report.turns_extracted / seconds, report.turns_extracted
+
+
+def bench_idle(n_sources: int, repeat: int) -> float:
+    work = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
+    home = make_home(work / "home")
+    with home.open_db() as db:
+        for i in range(n_sources):
+            folder = work / f"src{i:03d}"
+            folder.mkdir()
+            copy_with_new_ids(SAMPLES[i % len(SAMPLES)], folder / "session.jsonl", f"s{i}")
+            sources.add(db, str(folder / "*.jsonl"), agent="main", actor="test")
+        steno.run(home, db)
+    times = []
+    for _ in range(repeat):
+        fresh = Home(home.root)  # settings and policy are read again, as in a new process
+        with fresh.open_db() as db:
+            start = time.perf_counter()
+            report = steno.run(fresh, db)
+            times.append(time.perf_counter() - start)
+            assert report.turns_read == 0
+    shutil.rmtree(work, ignore_errors=True)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    ok = True
+    alone, whole, n = bench_extractor(args.repeat)
+    ok &= alone >= 5000
+    print(f"local extractor:                             {alone:,.0f} turns/s over {n} turns "
+          f"(median of {args.repeat}; target 5,000: {alone / 5000:.1f}x)")
+    print(f"redact + policy + local extractor:           {whole:,.0f} turns/s "
+          f"({whole / 5000:.1f}x the target)")
+    rate, n = bench_pipeline(args.copies)
+    print(f"full pipeline into a new home:               {rate:,.0f} turns/s over {n} turns")
+    idle = bench_idle(100, args.repeat)
+    ok &= idle <= 0.100
+    print(f"idle run over 100 sources:                   {idle * 1000:.1f} ms "
+          f"(median of {args.repeat}; target 100 ms: {0.100 / idle:.1f}x headroom)")
+    print(json.dumps({"ok": ok}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""`memtui daemon` and `memtui schedule`: run the schedules of memtui.toml, or print them."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.cli.common import emit_json, home_of, json_option
+
+
+@click.command()
+@click.option("--once", "once", type=click.Choice(["extraction", "maintenance", "heartbeat"]),
+              help="Run one job of this kind now and exit (logged like a scheduled run).")
+@click.pass_context
+def daemon(ctx: click.Context, once: str | None) -> None:
+    """Run the schedules in memtui.toml until SIGTERM (one job at a time, each logged)."""
+    from memtui import scheduler
+
+    home = home_of(ctx)
+    db = home.open_db()
+    try:
+        if once:
+            result = scheduler.run_job(home, db, once)
+            click.echo(f"{once}: {result.status} {result.message}".rstrip())
+            if result.status == "failed":
+                ctx.exit(1)
+            return
+        d = scheduler.Daemon(home, db)
+        d.install_signal_handlers()
+        click.echo(f"memtui daemon started for {home.root} (pid {__import__('os').getpid()})",
+                   err=False)
+        d.run_forever()
+    finally:
+        db.close()
+
+
+@click.command()
+@click.option("--crontab", is_flag=True, help="Print equivalent crontab lines instead.")
+@json_option
+@click.pass_context
+def schedule(ctx: click.Context, crontab: bool, as_json: bool) -> None:
+    """Show the schedules and when each runs next (or print them as crontab lines)."""
+    from datetime import datetime
+
+    from memtui import scheduler
+
+    home = home_of(ctx)
+    if crontab:
+        click.echo("\n".join(scheduler.crontab_lines(home)))
+        return
+    now = datetime.now().astimezone()
+    rows = [{"kind": s.kind, "cron": s.expr,
+             "next": scheduler.next_after(s.expr, now).isoformat(timespec="minutes")}
+            for s in scheduler.schedules(home)]
+    if as_json:
+        emit_json(rows)
+        return
+    enabled = {r["kind"] for r in rows}
+    for r in rows:
+        click.echo(f"{r['kind']:<12} {r['cron']:<18} next {r['next']}")
+    for kind in scheduler.KINDS:
+        if kind not in enabled:
+            click.echo(f"{kind:<12} off")

@@ -1,0 +1,160 @@
+"""`memtui extract` and `memtui backtest`: run the stenographer over the registered sources."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memtui.cli.common import emit_json, json_option, opened
+
+if TYPE_CHECKING:
+    from memtui.extract.stenographer import Progress as StenoProgress
+    from memtui.extract.stenographer import RunReport
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Any]:
+    """A transient rich progress bar fed by the stenographer's progress callback."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(TextColumn("[bold]extracting[/]"), BarColumn(), DownloadColumn(),
+                   TextColumn("{task.fields[turns]} turns"), TimeRemainingColumn(),
+                   transient=True)
+    task = bar.add_task("extract", total=None, turns=0)
+
+    def update(p: StenoProgress) -> None:
+        bar.update(task, total=p.bytes_total or None, completed=p.bytes_done, turns=p.turns)
+
+    with bar:
+        yield update
+
+
+def _line(label: str, counts: dict[str, int]) -> str:
+    items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return f"  {label:<10} " + (" · ".join(f"{n} {k}" for k, n in items) if items else "none")
+
+
+def render(report: RunReport) -> None:
+    """The human summary: counts per category, what was skipped and why, failures."""
+    c = report.counts()
+    verb = "Would extract" if report.dry_run else "Extracted"
+    files = c["files"]
+    read = sum(n for k, n in files.items() if k in ("read", "reset"))
+    click.echo(f"{verb} {c['turns_extracted']} of {c['turns_read']} new turns from {read} "
+               f"file(s) ({files.get('unchanged', 0)} unchanged; {report.extractor} extractor, "
+               f"{report.seconds:.2f} s)")
+    o = report.outcome
+    click.echo(_line("state", dict(o.added)))
+    merged = {"updated": sum(o.updated.values()), "near-duplicates": o.duplicates,
+              "rejections already known": o.rejections_seen, "tombstoned": o.tombstoned}
+    merged = {k: v for k, v in merged.items() if v}
+    if merged:
+        click.echo(_line("merged", merged))
+    click.echo(_line("episodes", dict(o.episodes)))
+    click.echo(_line("facts", dict(o.facts)))
+    if report.skipped:
+        click.echo(_line("skipped", dict(report.skipped)))
+    if report.redacted:
+        click.echo(_line("redacted", dict(report.redacted)))
+    for f in report.files:
+        if f.status == "reset":
+            click.echo(f"  note       {f.path}: {f.message}")
+    for problem in report.problems[:10]:
+        click.echo(f"  problem    {problem}", err=True)
+    if len(report.problems) > 10:
+        click.echo(f"  problem    … and {len(report.problems) - 10} more", err=True)
+    for f in report.failed:
+        click.echo(f"  failed     {f.path}: {f.message} (the watermark stays; the next run "
+                   f"retries)", err=True)
+    for path in report.daily_logs:
+        click.echo(f"  daily log  {path}")
+
+
+def _since(value: str | None) -> Any:
+    if not value:
+        return None
+    from memtui import timeutil
+
+    try:
+        return timeutil.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD) or ISO time") from exc
+
+
+@click.command()
+@click.option("--agent", help="Only this agent's sources.")
+@click.option("--source", help="Only this source (id, pattern or one of its files).")
+@click.option("--since", help="Skip turns older than this date (YYYY-MM-DD or ISO time).")
+@click.option("--dry-run", is_flag=True, help="Show what would be captured; write nothing.")
+@click.option("--extractor", type=click.Choice(["local", "llm"]),
+              help="Override [extract] extractor (llm needs ANTHROPIC_API_KEY).")
+@click.option("--wait", is_flag=True, help="Wait for a running extraction instead of failing.")
+@json_option
+@click.pass_context
+def extract(ctx: click.Context, agent: str | None, source: str | None, since: str | None,
+            dry_run: bool, extractor: str | None, wait: bool, as_json: bool) -> None:
+    """Extract memory from new transcript turns (from each file's watermark)."""
+    from memtui.extract import stenographer as steno
+
+    with opened(ctx) as (home, db):
+        name, warning = steno.choose_extractor(home, extractor)
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+        options = steno.Options(agent=home.agent(agent) if agent else None, source=source,
+                                since=_since(since), dry_run=dry_run, extractor=name,
+                                wait_for_lock=wait)
+        with progress_bar(not as_json and sys.stderr.isatty()) as update:
+            options.progress = update
+            report = steno.run(home, db, options)
+    if as_json:
+        emit_json(report.counts() | {"daily_logs": report.daily_logs,
+                                     "problems_list": report.problems})
+    else:
+        render(report)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--agent", help="The agent these sessions belong to (default agent if unset).")
+@click.option("--format", "fmt", type=click.Choice(["auto", "openclaw", "claude-code", "generic"]),
+              default="auto", show_default=True, help="Transcript format.")
+@click.option("--dry-run", is_flag=True, help="Show what would be seeded; write nothing.")
+@json_option
+@click.pass_context
+def backtest(ctx: click.Context, paths: tuple[str, ...], agent: str | None, fmt: str,
+             dry_run: bool, as_json: bool) -> None:
+    """Replay historical sessions, oldest first, to seed a home; proposes flows and lessons.
+
+    Each PATH (file or quoted glob) becomes a source of the agent. Running it twice
+    changes nothing.
+    """
+    from memtui.extract import backtest as engine
+
+    with opened(ctx) as (home, db):
+        result = engine.backtest(home, db, list(paths), agent=home.agent(agent), fmt=fmt,
+                                 dry_run=dry_run)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    render(result.report)
+    verb = "would propose" if dry_run else "proposed"
+    click.echo(f"Backtest {verb} {len(result.flows)} flow(s) and {len(result.lessons)} "
+               f"lesson(s) for review ({result.already_known} already known):")
+    for flow in result.flows:
+        click.echo(f"  flow    {flow.name}: {' → '.join(flow.steps)}  "
+                   f"(seen {flow.support}×, draft)")
+    for lesson in result.lessons:
+        click.echo(f"  lesson  {lesson.summary}")

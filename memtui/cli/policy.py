@@ -1,0 +1,77 @@
+"""`memtui policy`: check policy.yaml and see, turn by turn, what it captures and refuses."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.cli.common import emit_json, home_of, json_option
+
+
+@click.group()
+def policy() -> None:
+    """The capture policy (policy.yaml): what may be stored, what never is."""
+
+
+@policy.command("check")
+@click.pass_context
+def check(ctx: click.Context) -> None:
+    """Validate the home's policy.yaml (errors name the key and the line)."""
+    from memtui.extract.policy import validate_policy
+
+    home = home_of(ctx)
+    errors = validate_policy(home.policy_path.read_text(encoding="utf-8"), home.policy_path)
+    for error in errors:
+        click.echo(f"error: {error}", err=True)
+    if errors:
+        ctx.exit(1)
+    click.echo(f"{home.policy_path}: valid")
+
+
+@policy.command("test")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["auto", "openclaw", "claude-code", "generic"]),
+              default="auto", show_default=True, help="Transcript format.")
+@click.option("--quiet", "-q", is_flag=True, help="Only turns that capture or refuse something.")
+@json_option
+@click.pass_context
+def test(ctx: click.Context, file: str, fmt: str, quiet: bool, as_json: bool) -> None:
+    """Show what each turn of FILE would put where, and what is refused and why.
+
+    Uses the home's policy.yaml and the local extractor; writes nothing.
+    """
+    from memtui.extract import stenographer as steno
+    from memtui.extract.enforce import explain
+    from memtui.extract.local import LocalExtractor
+
+    home = home_of(ctx)
+    turns = explain(file, steno.load_gate(home), LocalExtractor(), fmt=fmt)
+    if as_json:
+        emit_json(turns)
+        return
+    shown = 0
+    for t in turns:
+        busy = t.refused or t.state or t.episodes or t.facts or t.dropped or t.redacted
+        if quiet and not busy:
+            continue
+        shown += 1
+        click.secho(f"{t.at or '-'}  {t.role:<9} {t.id}", bold=True)
+        if t.text:
+            click.echo(f"    “{t.text}”")
+        if t.redacted:
+            click.echo(f"    redacted   {', '.join(t.redacted)}")
+        if t.refused:
+            click.secho(f"    REFUSED    {t.refused}", fg="red")
+        elif t.skipped:
+            click.echo(f"    skipped    {t.skipped}")
+        for line in t.captures:
+            click.echo(f"    policy     {line}")
+        for line in [*t.state, *t.facts, *t.episodes]:
+            click.secho(f"    → {line}", fg="green")
+        for line in t.dropped:
+            click.secho(f"    ✗ {line} (switched off in policy.yaml)", fg="yellow")
+        if not busy and not t.skipped:
+            click.echo("    (nothing captured)")
+    refused = sum(1 for t in turns if t.refused)
+    captured = sum(1 for t in turns if t.state or t.episodes or t.facts)
+    click.echo(f"\n{len(turns)} turns: {captured} capture something, {refused} refused"
+               + (f" ({len(turns) - shown} quiet turns hidden)" if quiet else ""))

@@ -1,0 +1,196 @@
+"""Policy enforcement on extractor output: what policy.yaml forbids or switches off is dropped.
+
+The stenographer asks the policy about each turn's text before any extractor sees it: a
+``forbidden`` hit removes the text (the turn's tool calls stay, they are not text). After
+extraction, ``enforce`` applies the rest of the policy to the candidates:
+
+- ``episodic.tool_calls.capture``: ``all`` keeps every tool-call episode, ``errors`` only
+  calls whose result was an error (and the incidents), ``none`` drops both.
+- A capture section that is switched off (``enabled: false`` or deleted) drops what it
+  stands for: ``decisions`` → decision entries and episodes, ``preferences`` →
+  "Preference:" context entries, ``facts`` → facts, ``corrections`` → rejections read
+  from the human's words (a refused tool use is an action, not words, and stays).
+- What the policy captured in a turn and no extractor produced is added, so the policy
+  can widen capture too: a decision, a preference, a correction (as a rejection), and
+  an incident (the human's reaction to a tool error, as an episode).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from memtui.extract.candidates import (
+    EpisodeCandidate,
+    Extraction,
+    PreparedTurn,
+    StateCandidate,
+)
+from memtui.extract.local import domain_of, sentences, shorten
+
+
+class PolicyLike(Protocol):
+    """What enforcement needs of ``memtui.extract.policy.Policy``."""
+
+    @property
+    def tool_calls(self) -> str: ...
+
+    @property
+    def sections(self) -> Sequence[Any]: ...
+
+    def evaluate(self, text: str, role: str, *, after_tool_error: bool = False) -> Any: ...
+
+
+def enabled_kinds(policy: PolicyLike) -> frozenset[str]:
+    return frozenset(s.kind for s in policy.sections if getattr(s, "enabled", True))
+
+
+def _sentence_with(text: str, match: str) -> str:
+    match = match.strip(" .,!?;:-—")
+    for s in sentences(text):
+        if match and match.lower() in s.lower():
+            return s
+    return shorten(text)
+
+
+def enforce(policy: PolicyLike, extraction: Extraction, turns: Sequence[PreparedTurn]
+            ) -> Extraction:
+    """The candidates the policy allows, plus what it captured that the extractor missed."""
+    kinds = enabled_kinds(policy)
+    mode = policy.tool_calls
+    errored = {ref for ref, outcome in extraction.outcomes if outcome == "error"}
+    out = Extraction(outcomes=list(extraction.outcomes))
+    for st in extraction.state:
+        if st.category == "decision" and "decision" not in kinds:
+            continue
+        if st.category == "context" and st.summary.startswith("Preference:") and (
+                "preference" not in kinds):
+            continue
+        if (st.category == "rejected" and not st.summary.startswith("Refused tool use")
+                and "correction" not in kinds):
+            continue
+        out.state.append(st)
+    for ep in extraction.episodes:
+        if ep.kind == "tool_call" and (mode == "none" or mode == "errors"
+                                       and ep.ref not in errored):
+            continue
+        if ep.kind == "incident" and mode == "none":
+            continue
+        if ep.kind == "decision" and "decision" not in kinds:
+            continue
+        out.episodes.append(ep)
+    if "fact" in kinds:
+        out.facts = list(extraction.facts)
+    _widen(out, turns)
+    return out
+
+
+_KIND_TO_CATEGORY = {"decision": "decision", "preference": "context", "correction": "rejected"}
+_COVERED_BY = {
+    "decision": ("decision", "learning"),
+    "context": ("context", "learning", "rejected", "decision"),
+    "rejected": ("rejected",),
+}
+"""An extractor entry of these categories already covers what the policy captured."""
+
+
+def _widen(out: Extraction, turns: Sequence[PreparedTurn]) -> None:
+    have = {(s.source_entry, s.category) for s in out.state}
+    incidents = {e.source_entry for e in out.episodes if e.kind == "incident"}
+    for pt in turns:
+        for capture in pt.captures:
+            kind = capture.kind
+            if kind == "incident" and pt.id not in incidents and pt.text.strip():
+                out.episodes.append(EpisodeCandidate(
+                    kind="incident", summary=f"Reaction to a tool error: {shorten(pt.text, 160)}",
+                    source_entry=pt.id, at=pt.at, session=pt.turn.session))
+                incidents.add(pt.id)
+                continue
+            category = _KIND_TO_CATEGORY.get(kind)
+            if category is None or any((pt.id, c) in have for c in _COVERED_BY[category]):
+                continue
+            if category == "rejected" and pt.role != "user":
+                continue
+            sentence = _sentence_with(pt.text, capture.match)
+            if len(sentence.split()) < 3:
+                continue
+            summary = f"Preference: {sentence}" if kind == "preference" else sentence
+            summary = re.sub(r"\s+", " ", summary).strip()
+            out.state.append(StateCandidate(
+                category=category, summary=shorten(summary), source_entry=pt.id,
+                domain=domain_of(summary), detail=f"captured by policy: {capture.reason}",
+                confidence=0.6, at=pt.at, session=pt.turn.session))
+            if category == "decision":
+                out.episodes.append(EpisodeCandidate(
+                    kind="decision", summary=shorten(sentence), source_entry=pt.id, at=pt.at,
+                    session=pt.turn.session))
+            have.add((pt.id, category))
+
+
+# -- `memtui policy test`: the same pipeline, turn by turn, writing nothing ---------------
+
+
+@dataclass
+class TurnReport:
+    """What the stenographer would do with one turn."""
+
+    id: str
+    role: str
+    at: str | None
+    text: str
+    refused: str | None = None
+    """The policy's reason when it refused the text."""
+    redacted: list[str] = field(default_factory=list)
+    captures: list[str] = field(default_factory=list)
+    """The policy's captures: "layer/kind: reason"."""
+    state: list[str] = field(default_factory=list)
+    episodes: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    """Candidates the extractor proposed and the policy switched off."""
+    skipped: str | None = None
+
+
+def explain(path: str, policy: PolicyLike | None, extractor: Any, *, fmt: str = "auto"
+            ) -> list[TurnReport]:
+    """Each turn of a transcript, with what would be captured where and what was refused."""
+    from collections import Counter
+
+    from memtui.extract import stenographer as steno
+    from memtui.transcripts import read_transcript
+
+    result = read_transcript(path, fmt=fmt, final=True)
+    ctx = steno.FileContext()
+    out: list[TurnReport] = []
+    for turn in result.turns:
+        run = steno.RunReport()
+        preparer = steno.Preparer(policy, run)
+        before = Counter(run.redacted)
+        pt = preparer.prepare(turn, ctx)
+        tr = TurnReport(turn.id, turn.role,
+                        turn.timestamp.strftime("%Y-%m-%dT%H:%M:%SZ") if turn.timestamp else None,
+                        shorten(turn.text, 160) if turn.text else "")
+        tr.redacted = sorted((run.redacted - before).elements())
+        if run.refusals:
+            tr.refused = run.refusals[-1].split(": ", 1)[1]
+        if pt is None:
+            tr.skipped = tr.refused or next(iter(run.skipped), "skipped")
+            out.append(tr)
+            continue
+        tr.captures = [f"{c.layer}/{c.kind}: {c.reason}" for c in pt.captures]
+        raw = extractor.extract([pt])
+        kept = enforce(policy, raw, [pt]) if policy is not None else raw
+        tr.state = [f"state/{s.category} [{s.domain}]: {s.summary}" for s in kept.state]
+        tr.episodes = [f"episode/{e.kind}: {e.summary}" for e in kept.episodes]
+        tr.facts = [f"fact: {f.key} = {f.value}" for f in kept.facts]
+        kept_keys = {(s.category, s.summary) for s in kept.state}
+        tr.dropped = [f"state/{s.category}: {s.summary}" for s in raw.state
+                      if (s.category, s.summary) not in kept_keys]
+        tr.dropped += [f"episode/{e.kind}: {e.summary}" for e in raw.episodes
+                       if e not in kept.episodes]
+        if raw.facts and not kept.facts:
+            tr.dropped += [f"fact: {f.key} = {f.value}" for f in raw.facts]
+        out.append(tr)
+    return out

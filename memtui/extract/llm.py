@@ -1,0 +1,369 @@
+"""The Anthropic extractor: the Messages API with a tool-use schema for the structured entries.
+
+How it works:
+
+- Tool calls, tool outcomes, refused tool uses and failed results are structural, so they
+  are read deterministically (``LocalExtractor.structural``), exactly as offline.
+- The turns' (redacted, policy-approved) text goes to the model in batches that fit
+  ``[extract] batch_tokens`` (estimated as characters / 4). The model must answer with
+  one call of the ``record_memory`` tool (``tool_choice``), whose input schema lists
+  state entries (the seven categories), facts and episodes, each citing a message id.
+- The fixed part of every request -- the instructions and the tool definition -- is
+  marked ``cache_control: ephemeral`` so it is cached across batches (prompt caching).
+- 429, 5xx, timeouts and connection errors are retried with exponential backoff and
+  jitter (honouring ``retry-after``), ``[extract] max_retries`` times. After that, or on
+  any other API error, the batch raises ExtractorError.
+- Invalid output (no tool call, a truncated answer, an unknown category, a message id
+  that is not in the batch, a wrong type) raises ExtractorError: the stenographer then
+  writes nothing for that batch and leaves the watermark where it was.
+
+``anthropic`` is imported only when a client is made: the CLI and hooks start fast.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memtui import text as textutil
+from memtui.extract.candidates import (
+    EpisodeCandidate,
+    Extraction,
+    ExtractorError,
+    FactCandidate,
+    PreparedTurn,
+    StateCandidate,
+)
+from memtui.extract.local import LocalExtractor, domain_of, shorten
+from memtui.stores.state import CATEGORIES
+
+if TYPE_CHECKING:
+    import anthropic
+
+    from memtui.config import ExtractSettings
+
+NAME = "llm"
+TOOL_NAME = "record_memory"
+EPISODE_KINDS = ("decision", "incident", "fix", "note")
+MAX_TURN_CHARS = 6000
+"""A single turn's text is cut to this many characters before it is sent."""
+
+INSTRUCTIONS = """\
+You are the stenographer of an AI agent. You read excerpts of the agent's session \
+transcripts and record what should be remembered, by calling the record_memory tool \
+exactly once. Record only what is stated in the excerpt; never invent. Every item cites \
+the id of the message it came from (the value in square brackets).
+
+State entries, one category each:
+- decision: something settled ("let's use X", "we decided", an approval of a proposal).
+- task: work requested or still to do.
+- rejected: something the human refused or forbade ("no", "don't", "stop doing X", \
+"I'd rather not", a refused tool use). A preference ("I prefer X") is NOT a rejection.
+- agent_state: what the agent is doing, blocked on, or has finished.
+- context: background that stays true for a while, including preferences \
+(summary starts with "Preference: ").
+- discovery: something found out (a root cause, how a system behaves).
+- learning: a lesson or standing rule ("always", "next time", a fix that worked after \
+a failure).
+Summaries are one self-contained sentence (under 200 characters) in the speaker's terms. \
+Domain is one lowercase word (deploy, testing, database, git, infra, security, \
+dependencies, frontend, docs, api, general).
+
+Facts are key/value pairs that can change later ("timezone" = "Europe/Berlin", \
+"launch slot" = "Tuesday 10:00 CET"); use short lowercase keys.
+Episodes are notable events (decision, incident, fix, note); tool calls are recorded \
+separately, do not repeat them.
+Text marked [REDACTED:...] is a removed secret: never try to reconstruct it. \
+Most excerpts hold little worth remembering; empty lists are a good answer."""
+
+TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "state": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "category": {"type": "string", "enum": list(CATEGORIES)},
+                    "summary": {"type": "string"},
+                    "domain": {"type": "string"},
+                    "detail": {"type": "string"},
+                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                    "message_id": {"type": "string"},
+                },
+                "required": ["category", "summary", "message_id"],
+            },
+        },
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "key": {"type": "string"},
+                    "value": {"type": "string"},
+                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                    "message_id": {"type": "string"},
+                },
+                "required": ["key", "value", "message_id"],
+            },
+        },
+        "episodes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "kind": {"type": "string", "enum": list(EPISODE_KINDS)},
+                    "summary": {"type": "string"},
+                    "message_id": {"type": "string"},
+                },
+                "required": ["kind", "summary", "message_id"],
+            },
+        },
+    },
+    "required": ["state", "facts", "episodes"],
+}
+
+
+def render_turn(pt: PreparedTurn) -> str:
+    """One turn as the model sees it: id, role, time, text and a note of its tool use."""
+    head = f"[{pt.id}] {pt.role}" + (f" ({pt.at})" if pt.at else "")
+    parts = [head + ":"]
+    if pt.text:
+        body = pt.text if len(pt.text) <= MAX_TURN_CHARS else pt.text[:MAX_TURN_CHARS] + " …"
+        parts.append(body)
+    for call in pt.calls:
+        parts.append(f"(tool call) {call.gist}")
+    for res in pt.results:
+        if res.refused:
+            parts.append(f"(the human refused the tool use: {res.name or 'tool'})")
+        elif res.is_error:
+            parts.append(f"(tool error) {shorten(res.content, 300)}")
+    return "\n".join(parts)
+
+
+def plan_batches(turns: Sequence[PreparedTurn], budget_tokens: int
+                 ) -> list[list[tuple[PreparedTurn, str]]]:
+    """Rendered turns grouped so each group stays within the token budget."""
+    batches: list[list[tuple[PreparedTurn, str]]] = []
+    current: list[tuple[PreparedTurn, str]] = []
+    used = 0
+    for pt in turns:
+        if not pt.text.strip():
+            continue  # nothing for the model: structure is read locally
+        rendered = render_turn(pt)
+        cost = textutil.estimate_tokens(rendered)
+        if current and used + cost > budget_tokens:
+            batches.append(current)
+            current, used = [], 0
+        current.append((pt, rendered))
+        used += cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+class LLMExtractor:
+    """Extraction with an Anthropic model; see the module docstring."""
+
+    name = NAME
+
+    def __init__(
+        self, *, model: str = "claude-sonnet-4-6", batch_tokens: int = 12000,
+        max_output_tokens: int = 4096, timeout: float = 120.0, max_retries: int = 4,
+        client: anthropic.Anthropic | None = None, sleep: Callable[[float], None] = time.sleep,
+        backoff: float = 1.0, max_backoff: float = 30.0,
+    ) -> None:
+        self.model = model
+        self.batch_tokens = batch_tokens
+        self.max_output_tokens = max_output_tokens
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._client = client
+        self.sleep = sleep
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.local = LocalExtractor()
+        self.requests = 0
+        self.usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0,
+                                      "cache_read_input_tokens": 0,
+                                      "cache_creation_input_tokens": 0}
+
+    @classmethod
+    def from_settings(cls, settings: ExtractSettings) -> LLMExtractor:
+        return cls(model=settings.model, batch_tokens=settings.batch_tokens,
+                   max_output_tokens=settings.max_output_tokens,
+                   timeout=settings.timeout_seconds, max_retries=settings.max_retries)
+
+    @property
+    def client(self) -> anthropic.Anthropic:
+        if self._client is None:
+            import anthropic
+
+            # Retries are ours (see _call), so the SDK makes exactly one attempt.
+            self._client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
+        return self._client
+
+    # -- extraction ----------------------------------------------------------------------
+
+    def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
+        out = Extraction()
+        for pt in turns:
+            self.local.structural(pt, out)
+        for batch in plan_batches(turns, self.batch_tokens):
+            out.extend(self._extract_batch(batch))
+        return out
+
+    def request(self, rendered: Sequence[str]) -> dict[str, Any]:
+        """The Messages API request for one batch (the fixed part marked for caching)."""
+        excerpt = "\n\n".join(rendered)
+        return {
+            "model": self.model,
+            "max_tokens": self.max_output_tokens,
+            "system": [{"type": "text", "text": INSTRUCTIONS,
+                        "cache_control": {"type": "ephemeral"}}],
+            "tools": [{"name": TOOL_NAME,
+                       "description": "Record the memory found in the transcript excerpt.",
+                       "input_schema": TOOL_SCHEMA,
+                       "cache_control": {"type": "ephemeral"}}],
+            "tool_choice": {"type": "tool", "name": TOOL_NAME},
+            "messages": [{"role": "user", "content": [{"type": "text", "text":
+                          f"<transcript>\n{excerpt}\n</transcript>\n\n"
+                          f"Record what should be remembered from these messages."}]}],
+        }
+
+    def _extract_batch(self, batch: list[tuple[PreparedTurn, str]]) -> Extraction:
+        message = self._call(self.request([r for _, r in batch]))
+        by_id = {pt.id: pt for pt, _ in batch}
+        return parse_response(message, by_id)
+
+    def _call(self, request: dict[str, Any]) -> Any:
+        import anthropic
+
+        attempt = 0
+        while True:
+            try:
+                message = self.client.messages.create(**request)
+                self.requests += 1
+                usage = getattr(message, "usage", None)
+                for key in self.usage:
+                    self.usage[key] += int(getattr(usage, key, 0) or 0)
+                return message
+            except (anthropic.RateLimitError, anthropic.InternalServerError,
+                    anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
+                status = getattr(exc, "status_code", None)
+                if attempt >= self.max_retries:
+                    raise ExtractorError(
+                        f"the model API failed {attempt + 1} times "
+                        f"({type(exc).__name__}{f' {status}' if status else ''}): {exc}"
+                    ) from exc
+                self.sleep(self._delay(attempt, exc))
+                attempt += 1
+            except anthropic.APIStatusError as exc:
+                if exc.status_code >= 500 and attempt < self.max_retries:
+                    self.sleep(self._delay(attempt, exc))
+                    attempt += 1
+                    continue
+                raise ExtractorError(f"the model API refused the request "
+                                     f"({exc.status_code}): {exc}",
+                                     retryable=exc.status_code >= 500) from exc
+            except anthropic.AnthropicError as exc:
+                raise ExtractorError(f"the model API failed: {exc}") from exc
+
+    def _delay(self, attempt: int, exc: Exception) -> float:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+            value = headers.get(name) if hasattr(headers, "get") else None
+            if value:
+                try:
+                    return min(self.max_backoff, max(0.0, float(value) * scale))
+                except ValueError:
+                    pass
+        base = min(self.max_backoff, self.backoff * (2 ** attempt))
+        return base * (0.5 + random.random() / 2)
+
+
+# -- validating the model's answer ------------------------------------------------------
+
+
+def _text(item: dict[str, Any], key: str, where: str, *, required: bool = True,
+          limit: int = 500) -> str:
+    value = item.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ExtractorError(f"invalid model output: {where}.{key} must be a non-empty string")
+    return value.strip()[:limit]
+
+
+def _confidence(item: dict[str, Any], where: str, default: float) -> float:
+    value = item.get("confidence", default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ExtractorError(f"invalid model output: {where}.confidence must be 0..1")
+    return float(value)
+
+
+def parse_response(message: Any, by_id: dict[str, PreparedTurn]) -> Extraction:
+    """Candidates from a Messages API response, or ExtractorError if it is not valid."""
+    if getattr(message, "stop_reason", None) == "max_tokens":
+        raise ExtractorError("invalid model output: the answer was cut off (max_tokens)")
+    calls = [b for b in getattr(message, "content", []) or []
+             if getattr(b, "type", None) == "tool_use" and getattr(b, "name", None) == TOOL_NAME]
+    if len(calls) != 1:
+        raise ExtractorError(f"invalid model output: expected one {TOOL_NAME} call, "
+                             f"got {len(calls)}")
+    data = calls[0].input
+    if not isinstance(data, dict):
+        raise ExtractorError("invalid model output: the tool input is not an object")
+    out = Extraction()
+    for section in ("state", "facts", "episodes"):
+        items = data.get(section, [])
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            raise ExtractorError(f"invalid model output: {section} must be a list of objects")
+
+    def turn_of(item: dict[str, Any], where: str) -> PreparedTurn:
+        mid = item.get("message_id")
+        if not isinstance(mid, str) or mid not in by_id:
+            raise ExtractorError(f"invalid model output: {where}.message_id {mid!r} is not "
+                                 "a message of this batch")
+        return by_id[mid]
+
+    for i, item in enumerate(data.get("state", [])):
+        where = f"state[{i}]"
+        pt = turn_of(item, where)
+        category = item.get("category")
+        if category not in CATEGORIES:
+            raise ExtractorError(f"invalid model output: {where}.category {category!r} is not "
+                                 f"one of {', '.join(CATEGORIES)}")
+        summary = shorten(_text(item, "summary", where))
+        domain = _text(item, "domain", where, required=False, limit=40).lower()
+        domain = "".join(ch for ch in domain if ch.isalnum() or ch in "-_") or domain_of(summary)
+        out.state.append(StateCandidate(
+            category=str(category), summary=summary, source_entry=pt.id, domain=domain,
+            detail=_text(item, "detail", where, required=False, limit=1000),
+            confidence=_confidence(item, where, 0.8), at=pt.at, session=pt.turn.session))
+    for i, item in enumerate(data.get("facts", [])):
+        where = f"facts[{i}]"
+        pt = turn_of(item, where)
+        out.facts.append(FactCandidate(
+            key=_text(item, "key", where, limit=80), value=_text(item, "value", where, limit=200),
+            source_entry=pt.id, confidence=_confidence(item, where, 0.8), at=pt.at))
+    for i, item in enumerate(data.get("episodes", [])):
+        where = f"episodes[{i}]"
+        pt = turn_of(item, where)
+        kind = item.get("kind")
+        if kind not in EPISODE_KINDS:
+            raise ExtractorError(f"invalid model output: {where}.kind {kind!r} is not one of "
+                                 f"{', '.join(EPISODE_KINDS)}")
+        out.episodes.append(EpisodeCandidate(
+            kind=str(kind), summary=shorten(_text(item, "summary", where)), source_entry=pt.id,
+            at=pt.at, session=pt.turn.session))
+    return out
+
+
+def describe_request(request: dict[str, Any]) -> str:
+    """The request as JSON (for debugging a prompt; secrets are already redacted)."""
+    return json.dumps(request, indent=2, ensure_ascii=False)

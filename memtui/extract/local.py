@@ -1,0 +1,515 @@
+"""The offline extractor: deterministic phrase rules that turn prepared turns into memory.
+
+No model, no network, the same output for the same input. It reads user and assistant
+turns sentence by sentence and recognises:
+
+- **rejected**: "no, ...", "don't ...", "never ...", "stop doing X", "I'd rather not",
+  "let's not", "I don't want", "that's wrong", "revert that", a bare "no" to a
+  proposal, and a tool use the human refused ("The user doesn't want to proceed with
+  this tool use") — told apart from **preferences** ("I prefer X", "I'd rather X",
+  stored as context) and from **decisions** ("let's go with X", "we'll use X", a "yes"
+  to a question, stored as decision).
+- **task** (requests and problem reports), **context** (FYI, "we're using X"),
+  **learning** ("always ...", "next time ...", a fix after a tool error),
+  **discovery** ("it turns out ...", "the root cause is ...") and **agent_state**
+  ("status: ...", "blocked on ...").
+- **facts**: "my X is Y", "the X is at Y", "we use X for Y", "set X to Y",
+  "switched X from A to B", "call me Y".
+- **episodes**: one per tool call (its outcome arrives with the result), incidents
+  (failed tool results), rejections, decisions and compactions.
+
+Every candidate cites the message id it came from. Rules favour precision: a sentence
+that matches nothing produces nothing, and questions are never rejections.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memtui.extract.candidates import (
+    EpisodeCandidate,
+    Extraction,
+    FactCandidate,
+    PreparedTurn,
+    StateCandidate,
+)
+
+NAME = "local"
+
+MAX_SENTENCES = 40
+"""Sentences read per turn: long assistant essays rarely hold more memory further down."""
+SUMMARY_CHARS = 200
+DETAIL_CHARS = 1000
+
+# -- text clean-up -----------------------------------------------------------------------
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_TAG_BLOCK = re.compile(
+    r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+|bash-[a-z-]+|task-notification)"
+    r"\b[^>]*>.*?(?:</\1>|\Z)", re.S,
+)
+_HARNESS = re.compile(r"^\s*\[(request interrupted|image|pasted text)[^\]]*\]\s*$", re.I | re.M)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)]|#+)\s*")
+_MARKUP = re.compile(r"\*\*|__|`")
+_SPACE = re.compile(r"\s+")
+
+
+def clean(text: str) -> str:
+    """Visible prose only: no code blocks, harness tags or interruption markers."""
+    if "```" in text:
+        text = _FENCE.sub("\n", text)
+    if "<" in text:
+        text = _TAG_BLOCK.sub("\n", text)
+    if "[" in text:
+        text = _HARNESS.sub("", text)
+    return text
+
+
+def sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for part in _SENTENCE_SPLIT.split(text):
+        s = _BULLET.sub("", part).strip()
+        if len(s) >= 2:
+            out.append(s)
+            if len(out) >= MAX_SENTENCES:
+                break
+    return out
+
+
+def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
+    """One line, markup dropped, cut at a word boundary with an ellipsis."""
+    text = _SPACE.sub(" ", _MARKUP.sub("", text)).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+
+
+# -- domains -----------------------------------------------------------------------------
+
+_DOMAINS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(r"\b(?:" + words + r")\b", re.I))
+    for name, words in (
+        ("deploy", r"deploy\w*|release\w*|rollout|rollback|staging|production|prod|ci|cd|"
+                   r"pipeline|github actions"),
+        ("testing", r"tests?|testing|pytest|unit tests?|coverage|flaky|spec|e2e"),
+        ("database", r"db|database|postgres\w*|mysql|sqlite|migrations?|schema|sql|redis|"
+                     r"queries|query|index(?:es)?"),
+        ("git", r"git|branch(?:es)?|commits?|merge|rebase|pull request|pr|push"),
+        ("infra", r"docker|kubernetes|k8s|server|nginx|terraform|aws|gcp|vm|ssh|dns|cron|"
+                  r"systemd|container"),
+        ("security", r"secrets?|passwords?|tokens?|auth\w*|credentials?|permissions?|ssl|tls"),
+        ("dependencies", r"npm|pnpm|yarn|pip|poetry|uv|cargo|mix|dependenc\w+|packages?|"
+                         r"versions?|upgrade"),
+        ("frontend", r"ui|css|html|frontend|react|vue|tailwind|layout|styles?|components?"),
+        ("docs", r"docs?|documentation|readme|changelog"),
+        ("api", r"api|endpoints?|http|rest|graphql|webhooks?|requests?"),
+    )
+)
+
+
+def domain_of(text: str) -> str:
+    """A coarse domain from keywords; "general" when none applies."""
+    for name, pattern in _DOMAINS:
+        if pattern.search(text):
+            return name
+    return "general"
+
+
+# -- rules -------------------------------------------------------------------------------
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+_APOS = "['’]?"
+DONT = rf"(?:don{_APOS}t|do not|dont)"
+
+# Rejections. Order matters only for the summary; any hit makes the sentence a rejection.
+_NO_START = _rx(
+    r"^(?:no|nope|nah|nay|negative)\b(?![\s,]*(?:problem|worries|worry|rush|idea|doubt|"
+    r"need to worry|wonder|matter|one|way\b(?!\s*[.!])))"
+)
+_PROHIBIT_START = _rx(
+    rf"^(?:please\s+|pls\s+|and\s+|but\s+|just\s+|so\s+)?(?:{DONT}|never|stop|quit|avoid|"
+    r"no more|cease|refrain from)\b(?!\s+(?:worry|know|mind|hesitate|forget|ask|mention|"
+    r"think|see|understand|get me wrong))"
+)
+_REJECT_ANY = _rx(
+    rf"\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer) not\b"
+    rf"|\blet{_APOS}s not\b"
+    rf"|\b(?:i|we) (?:{DONT}|really {DONT}|do not) (?:want|like|need)\b"
+    rf"|\bwe (?:shouldn{_APOS}t|should not|won{_APOS}t|will not|must not|mustn{_APOS}t)\b"
+    rf"|\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
+    rf"|\bthat{_APOS}s (?:wrong|not (?:right|correct|what i))\b"
+    r"|\b(?:revert|undo|roll back) (?:that|this|it|those|these|the change|your change)\b"
+    r"|\bnot like (?:that|this)\b"
+    rf"|\b(?:please|pls) {DONT}\b"
+    r"|\b(?:stop|quit) (?:doing|using|adding|running|calling|making|writing|it|that)\b"
+    rf"|\b{DONT} (?:ever|do that|do this|use|add|touch|change|run|push|commit|delete|"
+    r"modify|create|install|call|remove|rename|deploy|merge|restart|edit|rewrite|write)\b"
+    r"|\b(?:absolutely|definitely|certainly) not\b|\bi said no\b"
+    rf"|\b(?:we|i)(?:{_APOS}re|{_APOS}m| are| am) not (?:going to |gonna )?\w+ing\b"
+    r"|\b(?:decided against|ruled out)\b"
+)
+_ASSISTANT_REJECT = _rx(
+    r"\b(?:decided against|ruled out|(?:i|we) rejected|not viable|dead end|gave up on|"
+    r"giving up on|abandon(?:ed|ing)? (?:the|this|that)|won'?t work (?:because|since|here))\b"
+)
+_QUESTION_START = _rx(
+    rf"^(?:why|how|what|when|where|who|which|can|could|would|should|shall|is|are|do|does|did|"
+    rf"will|have|has|{DONT}|doesn{_APOS}t|isn{_APOS}t|aren{_APOS}t|won{_APOS}t)\b"
+)
+
+# Preferences (not rejections): context about how the human likes things.
+_PREFER = _rx(
+    r"\b(?:i|we) (?:(?:really |generally |usually )?(?:prefer|like|love))\b"
+    r"(?! (?:to know|it when you))"
+    rf"|\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer|like)\b"
+    r"|\bmy preference\b|\bpreferably\b"
+)
+
+# Decisions.
+_ASSISTANT_DECIDE = _rx(
+    rf"\b(?:i|we)(?:{_APOS}ve| have)? (?:decided|chose|chosen|settled on|opted for|went with)\b"
+    rf"|\b(?:i{_APOS}m|i am|we{_APOS}re|we are) going with\b|\bdecision:"
+)
+_DECIDE = _rx(
+    rf"\blet{_APOS}?s (?:go with|use|do|stick with|keep|switch|move|try|adopt|pick|make)\b"
+    rf"|\b(?:we|i){_APOS}?(?:ll| will| are going to|'re going to| am going to) "
+    r"(?:use|go with|stick with|keep|switch|adopt|pick)\b"
+    r"|\b(?:decided|decide|decision|settled on|going with|go with|opting for|opted for|"
+    r"chose|chosen|agreed)\b"
+    r"|\b(?:switch|move|migrate) (?:to|over to)\b"
+    r"|\b(?:use|using) \S+(?: \S+)? (?:instead|from now on|going forward)\b"
+    r"|\binstead of\b|\brather than\b"
+)
+_APPROVE = _rx(
+    r"^(?:yes|yep|yeah|yup|ok|okay|sure|sounds good|looks good|lgtm|approved|ship it|"
+    r"go ahead|do it|perfect|great,? (?:go|do)|correct)\b"
+)
+_ASKED = _rx(
+    r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
+    r"can i|may i|let me know)\b"
+)
+
+# Learnings and standing instructions.
+_LEARN = _rx(
+    r"\b(?:always|from now on|in the future|going forward|next time|remember (?:to|that)|"
+    r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
+    r"rule of thumb|til\b|important:)"
+)
+_FIXED = _rx(
+    r"\b(?:fixed (?:it|by|the|this)|the fix (?:is|was)|that (?:worked|fixed it)|works now|"
+    r"now works|now passes|resolved (?:it|by|the)|solution (?:is|was)|the trick (?:is|was))\b"
+)
+_ASSISTANT_LEARN = _rx(
+    r"\b(?:lessons? learned|lesson:|takeaway|note to self|in the future,|going forward,|"
+    r"til\b)"
+)
+
+# Tasks.
+_TASK_START = _rx(
+    r"^(?:please|pls|can you|could you|would you|will you|i need you to|i want you to|"
+    r"we need to|you need to|need to|todo|to do:|task:|next,? |now,? |also,? |then,? |"
+    r"help me|let'?s (?:add|fix|build|write|implement|create|make|refactor|update|"
+    r"investigate|debug|look)|"
+    r"(?:add|fix|create|write|implement|update|remove|delete|refactor|run|check|investigate|"
+    r"debug|build|deploy|install|set up|setup|rename|move|make|find|look into|look at|"
+    r"review|test|document|clean up|migrate|upgrade|bump|configure|change|replace|port|"
+    r"optimi[sz]e|profile|benchmark|ship|release|merge|rebase|commit|push|cut|drop|draft|"
+    r"schedule|split|send|post|publish|rerun|restart|stage|lead with)\s+[\w\"'(])"
+)
+_LEAD = _rx(r"^(?:also|and|then|now|next|so|ok|okay|but|oh|good|great|thanks)\b[,:]?\s*")
+_STANDING = _rx(
+    r"^(?:keep|stick to|stay under|stay within|stay below)\b"
+    r"|\b(?:stays?|must stay|should stay|go(?:es)? out|must be|should be) (?:under|within|below|"
+    r"at most|before|after)\b"
+)
+_DECIDE_START = _rx(r"^(?:stay on|stick with|use|go with|make it|switch to|keep using)\b")
+_TASK_ANY = _rx(r"\b(?:todo|to-do|remind me to|don'?t forget to|action item)\b")
+_PROBLEM = _rx(
+    rf"\b(?:(?:doesn{_APOS}t|does not|doesnt|won{_APOS}t|will not|can{_APOS}t|cannot)"
+    r"(?: seem to)? (?:work|start|run|build|load|compile|connect|deploy|boot|open|install)|"
+    r"fails|failing|failed|is broken|are broken|crash(?:es|ing|ed)?|not working|"
+    r"stopped working|throws|errors? out|hangs|times? out|returns? (?:a )?\d{3})\b"
+)
+
+# Context.
+_CONTEXT = _rx(
+    r"^(?:fyi|for context|for reference|note:|note that|btw|by the way|context:|background:|"
+    r"heads up)\b"
+    rf"|\b(?:we are|we{_APOS}re|i am|i{_APOS}m) (?:using|on|running|working with)\b"
+    r"|\b(?:this|the|our) (?:project|repo|repository|codebase|app|service|stack) "
+    r"(?:uses|runs on|is written in|targets|depends on|is built (?:with|on))\b"
+)
+
+# Assistant-side rules.
+_DISCOVER = _rx(
+    r"\b(?:i found|found that|it turns out|turns out|the (?:root )?cause (?:is|was)|"
+    r"the (?:issue|problem|bug|culprit) (?:is|was)|the reason (?:is|was)|discovered|"
+    r"i (?:noticed|see) that|this means that|the error (?:is|was) (?:caused|because))\b"
+)
+_STATUS = _rx(
+    r"^(?:status|progress|next steps?|remaining|blocked|summary|done|completed):\s*\w"
+    rf"|\b(?:i{_APOS}m|i am) (?:currently |now )?(?:working on|in the middle of|blocked)\b"
+    r"|\bblocked (?:on|by)\b|\bwaiting (?:for|on) (?:the|you|your|approval|ci|review)\b"
+    r"|\ball (?:\d+ )?tests (?:pass|are passing|passed)\b"
+)
+_LET_ME = _rx(r"^(?:let me|i'll|i will|now i'll|first,? |okay,? let me|ok,? let me)\b")
+
+# Facts.
+_VALUE_LIKE = re.compile(r"[\d/.:@`\"'_=-]|^[A-Z]\w*$|^\S+$")
+_BAD_KEYS = frozenset(
+    """problem issue cause reason fix error answer question thing point idea plan goal result
+    output difference problem here there it this that one way best worst only same other rest
+    first last next main whole key trick catch bug culprit solution truth fact""".split()
+)
+_FACT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_rx(r"^(?:the |our |my )?(?P<k>[a-z][\w'.-]*(?: [\w'.-]+){0,3}) (?:is|are) "
+         r"(?:called |named |at |on |in )?(?P<v>[^,;!?]{1,60}), not (?:the |at |on |in )?"
+         r"(?P<old>[^,.;!?]{1,60})[.!]?$"), "kv"),
+    (_rx(r"\bmy (?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are) (?P<v>[^,;!?]{1,80})$"), "kv"),
+    (_rx(r"^(?:the |our )(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are|lives|runs) "
+         r"(?:at|on|in|under) (?P<v>[^,;!?]{1,80})$"), "kv"),
+    (_rx(r"^(?:the |our )(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are) (?P<v>[^,;!?]{1,60})$"),
+     "kv_strict"),
+    (_rx(r"\bwe (?:use|are using|'re using|now use) (?P<v>[\w.@/+-]+(?: [\w.@/+-]+)?) "
+         r"(?:for|as) (?:the |our )?(?P<k>[a-z][\w .-]{1,40}?)(?:[.!]|$)"), "kv"),
+    (_rx(r"\b(?:switch|switched|move|moved|migrate|migrated|change|changed) (?:the |our )?"
+         r"(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) from (?P<old>[^,;]{1,40}?) to "
+         r"(?P<v>[^,;!?]{1,60}?)(?:[.!]|$)"), "kv"),
+    (_rx(r"\bset (?:the |our )?(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) to (?P<v>[^,;!?]{1,60}?)"
+         r"(?:[.!]|$)"), "kv"),
+    (_rx(r"\bcall me (?P<v>[A-Z][\w-]{1,30})\b"), "name"),
+)
+_VALUE_TRIM = " .,;:!?\"'`()[]"
+
+REFUSED = _rx(
+    r"doesn't want to proceed with this tool use|tool use was rejected|"
+    r"user (?:rejected|denied|declined|refused)|(?:rejected|denied|declined) by the user|"
+    r"permission denied by (?:the )?user"
+)
+
+
+def _fact(sentence: str, turn: PreparedTurn) -> FactCandidate | None:
+    for pattern, mode in _FACT_RULES:
+        m = pattern.search(sentence)
+        if m is None:
+            continue
+        value = m.group("v").strip(_VALUE_TRIM)
+        if mode == "name":
+            key = "name"
+        else:
+            key = m.group("k").strip(_VALUE_TRIM).lower()
+            for prefix in ("the ", "our ", "my "):
+                key = key.removeprefix(prefix)
+            if not key or key.split()[-1] in _BAD_KEYS or key.split()[0] in _BAD_KEYS:
+                continue
+        if not value or len(value.split()) > 8:
+            continue
+        if mode == "kv_strict" and (len(value.split()) > 4 or not _VALUE_LIKE.search(value)):
+            continue
+        if value.lower().startswith(("that ", "because ", "why ", "how ", "what ", "not ")):
+            continue
+        return FactCandidate(key=key, value=value, source_entry=turn.id, confidence=0.7,
+                             at=turn.at)
+    return None
+
+
+class LocalExtractor:
+    """The deterministic extractor (see the module docstring for what it recognises)."""
+
+    name = NAME
+
+    def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
+        out = Extraction()
+        for turn in turns:
+            self.extract_turn(turn, out)
+        return out
+
+    # -- per turn ------------------------------------------------------------------------
+
+    def structural(self, pt: PreparedTurn, out: Extraction) -> bool:
+        """Tool calls, tool outcomes, refusals, failures and compactions: no reading of
+        prose needed (the llm extractor uses this too). True for a compaction."""
+        if pt.turn.kind == "compaction":
+            out.episodes.append(self._episode(pt, "compaction", "Context compacted",
+                                              shorten(pt.text, DETAIL_CHARS)))
+            return True
+        if pt.calls:
+            self._calls(pt, out)
+        if pt.results:
+            self._results(pt, out)
+        return False
+
+    def extract_turn(self, pt: PreparedTurn, out: Extraction) -> None:
+        turn = pt.turn
+        if self.structural(pt, out) or not pt.text:
+            return
+        if turn.role == "user":
+            self._user(pt, out)
+        elif turn.role == "assistant":
+            self._assistant(pt, out)
+
+    def _episode(self, pt: PreparedTurn, kind: str, summary: str, detail: str = "",
+                 **extra: str | None) -> EpisodeCandidate:
+        return EpisodeCandidate(kind=kind, summary=summary, detail=detail, source_entry=pt.id,
+                                at=pt.at, session=pt.turn.session, **extra)
+
+    def _state(self, pt: PreparedTurn, category: str, summary: str, detail: str = "",
+               confidence: float = 0.8) -> StateCandidate:
+        short = shorten(summary)
+        return StateCandidate(category=category, summary=short, detail=shorten(detail, DETAIL_CHARS)
+                              if detail and detail != summary else "",
+                              source_entry=pt.id, domain=domain_of(short), confidence=confidence,
+                              at=pt.at, session=pt.turn.session)
+
+    def _calls(self, pt: PreparedTurn, out: Extraction) -> None:
+        for call in pt.calls:
+            out.episodes.append(self._episode(pt, "tool_call", call.gist, tool=call.name,
+                                              ref=call.id))
+
+    def _results(self, pt: PreparedTurn, out: Extraction) -> None:
+        for res in pt.results:
+            gist = res.call.gist if res.call else (res.name or "a tool")
+            if res.refused:
+                out.outcomes.append((res.call_id, "refused"))
+                out.state.append(self._state(pt, "rejected", f"Refused tool use: {gist}",
+                                             res.content, confidence=0.95))
+                out.episodes.append(self._episode(pt, "rejection", f"Refused tool use: {gist}",
+                                                  tool=res.name, ref=res.call_id,
+                                                  outcome="refused"))
+            elif res.is_error:
+                out.outcomes.append((res.call_id, "error"))
+                first = shorten(res.content.strip().split("\n", 1)[0], 160) or "error"
+                out.episodes.append(self._episode(pt, "incident", f"{gist} failed: {first}",
+                                                  shorten(res.content, DETAIL_CHARS),
+                                                  tool=res.name, ref=res.call_id,
+                                                  outcome="error"))
+            else:
+                out.outcomes.append((res.call_id, "ok"))
+
+    def _user(self, pt: PreparedTurn, out: Extraction) -> None:
+        task_done = False
+        for s in sentences(clean(pt.text)):
+            fact = _fact(_LEAD.sub("", s) or s, pt)
+            if fact is None and ":" in s[:30]:
+                fact = _fact(s.split(":", 1)[1].strip(), pt)
+            if fact is not None:
+                out.facts.append(fact)
+            found = self._classify_user(_LEAD.sub("", s) or s, pt)
+            if found is None:
+                continue
+            category, summary, confidence = found
+            if len(summary.split()) < 2:
+                continue
+            if category == "task":
+                if task_done:
+                    continue
+                task_done = True
+            out.state.append(self._state(pt, category, summary, s, confidence))
+            if category == "decision":
+                out.episodes.append(self._episode(pt, "decision", shorten(summary)))
+            elif category == "rejected":
+                out.episodes.append(self._episode(pt, "rejection", shorten(summary)))
+
+    def _classify_user(self, s: str, pt: PreparedTurn) -> tuple[str, str, float] | None:
+        lower = s.lower()
+        question = s.rstrip().endswith("?")
+        m = _NO_START.search(lower)
+        if m:
+            rest = s[m.end():].lstrip(" ,.!:;-—")
+            bare = s[m.end():m.end() + 1] in ("", ",", ".", "!", ":", ";", " ") and (
+                not rest or s[m.end():].lstrip()[:1] in ("", ",", ".", "!", ":", ";", "-", "—"))
+            if not bare:
+                # "No pricing in launch posts": the whole sentence is the prohibition.
+                return "rejected", self._with_ask(s, pt), 0.9
+            if len(rest.split()) >= 4:
+                return "rejected", rest[:1].upper() + rest[1:], 0.9
+            ask = _last_ask(pt.previous_assistant)
+            if ask:
+                summary = f"{rest} — re: {ask}" if rest else f"Declined: {ask}"
+                return "rejected", summary, 0.85
+            return None
+        if not question and (_PROHIBIT_START.search(lower) or _REJECT_ANY.search(lower)):
+            return "rejected", self._with_ask(s, pt), 0.9
+        if question:
+            if _TASK_START.search(lower) and not _QUESTION_START.search(lower) or re.match(
+                    r"(?:can|could|would|will) you\b", lower):
+                return "task", s, 0.7
+            return None
+        if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
+            return "context", f"Preference: {s}", 0.8
+        if _APPROVE.search(lower) and len(lower.split()) <= 4:
+            ask = _last_ask(pt.previous_assistant)
+            return ("decision", f"Approved: {ask}", 0.75) if ask else None
+        if _LEARN.search(lower) or _STANDING.search(lower):
+            return "learning", s, 0.8
+        if _DECIDE.search(lower) or _DECIDE_START.search(lower):
+            return "decision", s, 0.85
+        if _CONTEXT.search(lower):
+            return "context", s, 0.75
+        if _TASK_START.search(lower) or _TASK_ANY.search(lower):
+            return "task", s, 0.75
+        if _PROBLEM.search(lower) and len(s) < 300:
+            return "task", s, 0.6
+        return None
+
+    @staticmethod
+    def _with_ask(s: str, pt: PreparedTurn) -> str:
+        """A short rejection says what it rejects: the question it answers, if any."""
+        if len(s.split()) >= 5:
+            return s
+        ask = _last_ask(pt.previous_assistant)
+        return f"{s.rstrip('.!')} — re: {ask}" if ask else s
+
+    def _assistant(self, pt: PreparedTurn, out: Extraction) -> None:
+        text = clean(pt.text)
+        lower_all = text.lower()
+        if not any(p.search(lower_all) for p in (_DISCOVER, _STATUS, _ASSISTANT_DECIDE,
+                                                  _ASSISTANT_REJECT, _ASSISTANT_LEARN,
+                                                  _FIXED)):
+            return
+        taken: set[str] = set()
+        for s in sentences(text):
+            lower = s.lower()
+            if s.rstrip().endswith("?") or _LET_ME.search(lower) or len(s.split()) < 4:
+                continue
+            found: tuple[str, float] | None = None
+            if "rejected" not in taken and _ASSISTANT_REJECT.search(lower):
+                found = ("rejected", 0.6)
+            elif "discovery" not in taken and _DISCOVER.search(lower):
+                found = ("discovery", 0.7)
+            elif "learning" not in taken and (
+                    _ASSISTANT_LEARN.search(lower) or (pt.after_tool_error
+                                                       and _FIXED.search(lower))):
+                found = ("learning", 0.65)
+            elif "decision" not in taken and _ASSISTANT_DECIDE.search(lower):
+                found = ("decision", 0.6)
+            elif "agent_state" not in taken and _STATUS.search(lower):
+                found = ("agent_state", 0.6)
+            if found is None:
+                continue
+            category, confidence = found
+            taken.add(category)
+            out.state.append(self._state(pt, category, s, "", confidence))
+            if category == "decision":
+                out.episodes.append(self._episode(pt, "decision", shorten(s)))
+            elif category == "learning" and pt.after_tool_error:
+                out.episodes.append(self._episode(pt, "fix", shorten(s)))
+
+
+def _last_ask(previous: str) -> str:
+    """The question or proposal at the end of the assistant's last words, shortened."""
+    if not previous:
+        return ""
+    parts = sentences(clean(previous))
+    for s in reversed(parts):
+        if _ASKED.search(s.lower()):
+            return shorten(s, 140)
+    return ""

@@ -1,0 +1,167 @@
+"""Tombstones: what a human deleted, forgot or rejected, so extraction never recreates it.
+
+A tombstone names a layer (state, fact, episode), a kind (the state category, the fact
+key, the episode kind), the text that was buried and the transcript message it came
+from. The stenographer drops a candidate that matches one: same agent and layer, and
+either the same normalised text, or a similar text (``SAME_MESSAGE_SIMILARITY``) of the
+same kind from the same source message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from memtui import text, timeutil
+from memtui.db import Database
+from memtui.errors import MemtuiError, NotFound
+from memtui.stores import audit, episodes, facts, state
+
+LAYERS = ("state", "fact", "episode")
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    id: int
+    agent: str
+    layer: str
+    kind: str
+    text: str
+    norm: str
+    source_file: str | None
+    source_entry: str | None
+    reason: str
+    actor: str
+    created_at: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def norm_text(layer: str, kind: str, value: str) -> str:
+    """The matching key of a buried text (facts match on key and value together)."""
+    if layer == "fact":
+        return text.normalise(f"{facts.normalise_key(kind)} {value}")
+    return text.normalise(value)
+
+
+def add(
+    db: Database, *, agent: str, layer: str, kind: str, text_: str, actor: str,
+    reason: str = "", source_file: str | None = None, source_entry: str | None = None,
+) -> Tombstone:
+    """Bury a text; nothing matching it is extracted again for this agent."""
+    if layer not in LAYERS:
+        raise MemtuiError(f"unknown tombstone layer {layer!r}; expected {', '.join(LAYERS)}")
+    if layer == "fact":
+        kind = facts.normalise_key(kind)
+    stamp = timeutil.iso(timeutil.now())
+    with db.write():
+        tid = db.execute(
+            "INSERT INTO tombstones(agent, layer, kind, text, norm, source_file, source_entry, "
+            "reason, actor, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (agent, layer, kind, text_, norm_text(layer, kind, text_), source_file,
+             source_entry, reason, audit.check_actor(actor), stamp),
+        )
+        stone = get(db, tid)
+        audit.record(db, actor, "tombstone.add", f"tombstone:{tid}", None, stone.as_dict())
+    return stone
+
+
+def get(db: Database, tombstone_id: int) -> Tombstone:
+    row = db.one("SELECT * FROM tombstones WHERE id = ?", (tombstone_id,))
+    if row is None:
+        raise NotFound(f"no tombstone {tombstone_id}")
+    return Tombstone(**row)
+
+
+def remove(db: Database, tombstone_id: int, *, actor: str) -> Tombstone:
+    """Lift a tombstone: extraction may produce the text again."""
+    with db.write():
+        stone = get(db, tombstone_id)
+        db.execute("DELETE FROM tombstones WHERE id = ?", (tombstone_id,))
+        audit.record(db, actor, "tombstone.remove", f"tombstone:{tombstone_id}",
+                     stone.as_dict(), None)
+    return stone
+
+
+def list_tombstones(db: Database, agent: str | None = None, limit: int = 200) -> list[Tombstone]:
+    sql, params = ("SELECT * FROM tombstones WHERE agent = ? ORDER BY id DESC LIMIT ?",
+                   (agent, limit)) if agent else (
+        "SELECT * FROM tombstones ORDER BY id DESC LIMIT ?", (limit,))
+    return [Tombstone(**r) for r in db.query(sql, params)]
+
+
+def bury_state(db: Database, entry_id: int, *, actor: str, reason: str = "") -> Tombstone:
+    """Archive a state entry and bury it: a human deleted it or rejected it in review."""
+    with db.write():
+        entry = state.get(db, entry_id)
+        if entry.status in ("active", "completed"):
+            state.archive(db, entry_id, actor=actor)
+        return add(db, agent=entry.agent, layer="state", kind=entry.category,
+                   text_=entry.summary, actor=actor, reason=reason,
+                   source_file=entry.source_file, source_entry=entry.source_entry)
+
+
+def bury_fact(db: Database, fact_id: int, *, actor: str, reason: str = "") -> Tombstone:
+    """Forget a fact and bury its key and value."""
+    with db.write():
+        fact = facts.forget(db, fact_id, actor=actor)
+        return add(db, agent=fact.agent, layer="fact", kind=fact.key, text_=fact.value,
+                   actor=actor, reason=reason, source_file=fact.source_file,
+                   source_entry=fact.source_entry)
+
+
+def bury_episode(db: Database, episode_id: int, *, actor: str, reason: str = "") -> Tombstone:
+    """Delete an episode and bury it."""
+    with db.write():
+        ep = episodes.delete(db, episode_id, actor=actor)
+        return add(db, agent=ep.agent, layer="episode", kind=ep.kind, text_=ep.summary,
+                   actor=actor, reason=reason, source_file=ep.source_file,
+                   source_entry=ep.source_entry)
+
+
+SAME_MESSAGE_SIMILARITY = 0.6
+"""A candidate from a buried entry's own message matches it at this text similarity (an
+extractor may word the same thing a little differently on a second reading)."""
+
+
+class Graveyard:
+    """The tombstones of one agent held in memory, for matching many candidates fast."""
+
+    def __init__(self, stones: Iterable[Tombstone] = ()) -> None:
+        self._norms: set[tuple[str, str]] = set()
+        self._entries: dict[tuple[str, str, str], list[str]] = {}
+        for stone in stones:
+            self.add(stone)
+
+    @classmethod
+    def load(cls, db: Database, agent: str) -> Graveyard:
+        rows = db.query("SELECT * FROM tombstones WHERE agent = ?", (agent,))
+        return cls(Tombstone(**r) for r in rows)
+
+    def add(self, stone: Tombstone) -> None:
+        self._norms.add((stone.layer, stone.norm))
+        if stone.source_entry:
+            key = (stone.layer, stone.kind, stone.source_entry)
+            self._entries.setdefault(key, []).append(stone.norm)
+
+    def __len__(self) -> int:
+        return len(self._norms)
+
+    def buried(self, layer: str, kind: str, value: str, source_entry: str | None) -> bool:
+        """True when a candidate matches a tombstone: the same normalised text, or a
+        similar text of the same kind from the same message."""
+        if not self._norms:
+            return False
+        if layer == "fact":
+            kind = facts.normalise_key(kind)
+        norm = norm_text(layer, kind, value)
+        if (layer, norm) in self._norms:
+            return True
+        if source_entry:
+            for buried in self._entries.get((layer, kind, source_entry), ()):
+                if text.similarity(norm, buried) >= SAME_MESSAGE_SIMILARITY:
+                    return True
+        return False

@@ -1,0 +1,164 @@
+"""The offline extractor: rejections in many phrasings, apart from preferences and decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from memtui.extract.candidates import CallView, Extraction, PreparedTurn, ResultView
+from memtui.extract.local import LocalExtractor, domain_of, sentences
+from memtui.transcripts import Turn
+
+
+def turn(text: str, role: str = "user", *, previous: str = "", tid: str = "m1",
+         calls: tuple[CallView, ...] = (), results: tuple[ResultView, ...] = (),
+         after_error: bool = False) -> PreparedTurn:
+    t = Turn(id=tid, session="s", timestamp=None, role=role,  # type: ignore[arg-type]
+             text=text, source="x", line=1, offset=0, end_offset=1, format="generic")
+    return PreparedTurn(turn=t, text=text, calls=calls, results=results,
+                        previous_assistant=previous, after_tool_error=after_error)
+
+
+def categories(text: str, **kw: object) -> list[str]:
+    out = LocalExtractor().extract([turn(text, **kw)])  # type: ignore[arg-type]
+    return [s.category for s in out.state]
+
+
+ASK = "I can add Redis as a cache for the funnel queries. Should I set it up?"
+
+
+@pytest.mark.parametrize("text", [
+    "No, don't add Redis, Postgres is enough for now.",
+    "no. use the existing cache",
+    "Don't touch the staging database.",
+    "Please don't push to main directly.",
+    "Never deploy on Fridays.",
+    "Stop adding emojis to commit messages.",
+    "I'd rather not add another moving part.",
+    "Let's not rewrite the parser this week.",
+    "I don't want a pricing table in launch posts.",
+    "We're not posting to HN this time.",
+    "That's wrong, the offsite is in December.",
+    "Revert that change.",
+    "No pricing in launch posts.",
+    "Absolutely not.",
+])
+def test_rejections_in_many_phrasings(text: str) -> None:
+    assert categories(text, previous=ASK)[:1] == ["rejected"]
+
+
+def test_a_bare_no_rejects_the_question_it_answers() -> None:
+    out = LocalExtractor().extract([turn("No.", previous=ASK)])
+    [rej] = out.state
+    assert rej.category == "rejected" and "Should I set it up?" in rej.summary
+    assert [e.kind for e in out.episodes] == ["rejection"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I prefer short commit messages.", "context"),
+    ("I'd rather use tabs than spaces.", "context"),
+    ("We like small pull requests.", "context"),
+    ("Let's go with Caddy for the proxy.", "decision"),
+    ("We decided to keep SQLite for the index.", "decision"),
+    ("Stay on nginx, just fix certbot.", "decision"),
+    ("Always run the migrations dry first.", "learning"),
+    ("Keep launch posts under 700 words.", "learning"),
+    ("Can you check the box is ready?", "task"),
+    ("Add a health check endpoint to the API.", "task"),
+    ("The export test fails on CI since this morning.", "task"),
+    ("FYI the staging box reboots at midnight.", "context"),
+])
+def test_preferences_decisions_and_the_rest_are_not_rejections(text: str, expected: str) -> None:
+    assert categories(text) == [expected]
+
+
+@pytest.mark.parametrize("text", [
+    "Why don't you run the tests first?",
+    "Don't worry about the docs.",
+    "There is no config file yet.",
+    "No problem, thanks!",
+    "I don't know which one is faster.",
+    "thanks",
+])
+def test_not_rejections(text: str) -> None:
+    assert "rejected" not in categories(text)
+
+
+def test_preference_is_context_with_a_label() -> None:
+    [entry] = LocalExtractor().extract([turn("I prefer short commit messages.")]).state
+    assert entry.summary == "Preference: I prefer short commit messages."
+    assert entry.domain == "git"
+
+
+def test_yes_to_a_question_is_an_approval_decision() -> None:
+    [entry] = LocalExtractor().extract([turn("ok, go ahead", previous=ASK)]).state
+    assert entry.category == "decision" and entry.summary.startswith("Approved: Should I")
+    assert LocalExtractor().extract([turn("ok", previous="Done, all tests pass.")]).state == []
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("My timezone is Europe/Berlin.", "timezone", "Europe/Berlin"),
+    ("The staging server is at 10.0.0.5.", "staging server", "10.0.0.5"),
+    ("We use pnpm for package management.", "package management", "pnpm"),
+    ("Set the log level to debug.", "log level", "debug"),
+    ("We switched the database from MySQL to Postgres 16.", "database", "Postgres 16"),
+    ("Mei's company is Northwind Books, not Northwind Press.", "mei's company",
+     "Northwind Books"),
+    ("Call me Dana.", "name", "Dana"),
+])
+def test_facts(text: str, key: str, value: str) -> None:
+    facts = LocalExtractor().extract([turn(text)]).facts
+    assert [(f.key, f.value) for f in facts] == [(key, value)]
+
+
+@pytest.mark.parametrize("text", ["The problem is that the cache is cold.",
+                                  "The answer is in the logs somewhere, I think."])
+def test_no_facts_from_explanations(text: str) -> None:
+    assert LocalExtractor().extract([turn(text)]).facts == []
+
+
+def test_tool_calls_refusals_and_errors() -> None:
+    call = CallView("c1", "Bash", "Bash: git push origin main")
+    ex = LocalExtractor()
+    out = Extraction()
+    ex.extract_turn(turn("", role="assistant", calls=(call,), tid="a1"), out)
+    refused = ResultView("c1", "Bash", "The user doesn't want to proceed with this tool use.",
+                         True, True, call)
+    ex.extract_turn(turn("", role="tool", results=(refused,), tid="t1"), out)
+    failed = ResultView("c2", "Read", "ENOENT: no such file\nmore", True, False, None)
+    ex.extract_turn(turn("", role="tool", results=(failed,), tid="t2"), out)
+    assert [(e.kind, e.source_entry) for e in out.episodes] == [
+        ("tool_call", "a1"), ("rejection", "t1"), ("incident", "t2")]
+    assert out.episodes[0].ref == "c1" and out.episodes[0].tool == "Bash"
+    [rej] = out.state
+    assert (rej.category, rej.summary, rej.source_entry) == (
+        "rejected", "Refused tool use: Bash: git push origin main", "t1")
+    assert out.outcomes == [("c1", "refused"), ("c2", "error")]
+    assert out.episodes[2].summary == "Read failed: ENOENT: no such file"
+
+
+def test_assistant_prose_is_read_conservatively() -> None:
+    text = ("Let me check the config. I found that the index was built without CONCURRENTLY. "
+            "We decided against a rollback because the data is intact. "
+            "Status: migrations applied, waiting for your review.")
+    out = LocalExtractor().extract([turn(text, role="assistant")])
+    assert sorted(s.category for s in out.state) == ["agent_state", "discovery", "rejected"]
+
+
+def test_a_fix_after_a_tool_error_is_a_learning() -> None:
+    text = "The fix was to quote the glob so the shell leaves it alone."
+    out = LocalExtractor().extract([turn(text, role="assistant", after_error=True)])
+    assert [s.category for s in out.state] == ["learning"]
+    assert [e.kind for e in out.episodes] == ["fix"]
+    assert LocalExtractor().extract([turn(text, role="assistant")]).state == []
+
+
+def test_code_blocks_and_harness_tags_are_not_read() -> None:
+    text = ("Here:\n```\n# don't touch this\nrm -rf build\n```\n"
+            "<system-reminder>never stop</system-reminder>")
+    assert LocalExtractor().extract([turn(text)]).state == []
+
+
+def test_helpers() -> None:
+    assert sentences("One. Two! three\nFour?") == ["One.", "Two! three", "Four?"]
+    assert domain_of("Don't restart postgres in business hours") == "database"
+    assert domain_of("Lunch at noon") == "general"

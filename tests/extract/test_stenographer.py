@@ -1,0 +1,353 @@
+"""The stenographer: watermarks, exactly-once extraction, failures, resets, dry runs, daily logs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtui.db import Database
+from memtui.extract import dailylog
+from memtui.extract import stenographer as steno
+from memtui.extract.candidates import Extraction, ExtractorError, PreparedTurn
+from memtui.extract.local import LocalExtractor
+from memtui.home import Home
+from memtui.stores import episodes, facts, jobs, sources, tombstones
+from memtui.timeutil import parse
+
+REPO = Path(__file__).resolve().parents[2]
+CLAUDE_SAMPLES = REPO.parent / "shared" / "samples" / "transcripts" / "claude-code"
+SAMPLE_DATA = REPO / "sample-data" / "transcripts"
+
+
+def line(i: int, role: str, content: str, **extra: Any) -> str:
+    row = {"type": "message", "id": f"m{i}", "session": "s1",
+           "ts": f"2026-03-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z", "role": role,
+           "content": content, **extra}
+    return json.dumps(row) + "\n"
+
+
+CONVERSATION = [
+    line(1, "user", "Please add a health check endpoint to the API."),
+    line(2, "assistant", "Adding it.", tool_calls=[
+        {"id": "c1", "name": "bash", "input": {"command": "pytest -q tests/api"}}]),
+    line(3, "tool", "1 failed", tool_call_id="c1", name="bash", is_error=True),
+    line(4, "user", "Don't use requests in the service, we use httpx for HTTP clients."),
+    line(5, "assistant", "Understood, switching to httpx."),
+    line(6, "user", "My timezone is Europe/Berlin."),
+]
+
+
+def write(path: Path, lines: Sequence[str], mode: str = "w") -> Path:
+    with path.open(mode, encoding="utf-8") as fh:
+        fh.writelines(lines)
+    return path
+
+
+def old(path: Path) -> Path:
+    """Make a file look idle (complete) to the stenographer."""
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    return path
+
+
+@pytest.fixture
+def transcript(tmp_path: Path, home: Home, db: Database) -> Path:
+    path = old(write(tmp_path / "session.jsonl", CONVERSATION))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    return path
+
+
+def run(home: Home, db: Database, **kw: Any) -> steno.RunReport:
+    extractor = kw.pop("extractor", None)
+    return steno.run(home, db, steno.Options(**kw), extractor=extractor)
+
+
+def count(db: Database, table: str, where: str = "1") -> int:
+    return int(db.scalar(f"SELECT count(*) FROM {table} WHERE {where}"))
+
+
+def snapshot(db: Database) -> tuple[int, ...]:
+    return tuple(count(db, t) for t in ("state", "episodes", "facts", "extracted_turns"))
+
+
+# -- the samples -----------------------------------------------------------------------
+
+
+def test_claude_code_samples_read_cleanly_and_the_refused_tool_use_is_a_rejection(
+    home: Home, db: Database
+) -> None:
+    sources.add(db, str(CLAUDE_SAMPLES / "*.jsonl"), agent="main", actor="test")
+    report = run(home, db)
+    assert report.problems == [] and not report.failed
+    assert not [k for k in report.skipped if k.startswith("unknown line type")]
+    assert report.turns_read == report.turns_extracted > 0
+    rejected = db.query("SELECT * FROM state WHERE category = 'rejected' ORDER BY id")
+    refused = [r for r in rejected if r["summary"].startswith("Refused tool use: Bash")]
+    assert len(refused) == 1
+    assert "mix phx.server" in refused[0]["summary"]
+    # It cites the tool-result message that carried the refusal, in short.jsonl.
+    assert refused[0]["source_entry"] == "ff80d82a-4ac1-4945-83dd-1226f98b8cf6"
+    assert refused[0]["source_file"].endswith("short.jsonl")
+    eps = episodes.for_entry(db, refused[0]["source_entry"])
+    assert {e.kind for e in eps} == {"rejection"}
+    bash_call = db.one("SELECT * FROM episodes WHERE kind = 'tool_call' AND tool = 'Bash' "
+                       "AND summary LIKE '%mix phx.server%'")
+    assert bash_call is not None and bash_call["outcome"] == "refused"
+
+
+def test_sample_data_transcripts_read_with_zero_errors(home: Home, db: Database) -> None:
+    if not SAMPLE_DATA.exists():
+        pytest.skip("sample-data/transcripts not present")
+    sources.add(db, str(SAMPLE_DATA / "**" / "*.jsonl"), agent="main", actor="test")
+    report = run(home, db)
+    assert report.problems == [] and not report.failed
+    assert report.turns_read == report.turns_extracted > 100
+    assert not [k for k in report.skipped if k.startswith("unknown line type")]
+    summaries = [r["summary"] for r in db.query(
+        "SELECT summary FROM state WHERE category = 'rejected'")]
+    assert any("Redis" in s for s in summaries)
+    assert any("restart postgres" in s.lower() for s in summaries)
+    assert any(s.startswith("Refused tool use: Bash: git") for s in summaries)
+    assert run(home, db).turns_read == 0
+
+
+# -- watermarks and exactly once -------------------------------------------------------
+
+
+def test_extracts_and_cites_messages_then_a_rerun_changes_nothing(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    report = run(home, db)
+    assert report.turns_extracted == 6 and not report.failed
+    [rej] = db.query("SELECT * FROM state WHERE category = 'rejected'")
+    assert rej["source_entry"] == "m4" and "requests" in rej["summary"]
+    assert rej["source_file"] == str(transcript)
+    assert rej["created_at"] == "2026-03-01T10:00:04Z"
+    assert facts.current(db, "main", "timezone").value == "Europe/Berlin"  # type: ignore[union-attr]
+    call = db.one("SELECT * FROM episodes WHERE kind = 'tool_call'")
+    assert call is not None and (call["tool"], call["outcome"]) == ("bash", "error")
+    wm = db.one("SELECT * FROM source_files WHERE path = ?", (str(transcript),))
+    assert wm is not None and wm["offset"] == transcript.stat().st_size
+    assert wm["last_entry_id"] == "m6" and wm["failures"] == 0
+    before = snapshot(db)
+    again = run(home, db)
+    assert again.turns_read == 0 and snapshot(db) == before
+    assert [f.status for f in again.files] == ["unchanged"]
+
+
+def test_appended_turns_are_read_from_the_watermark(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    run(home, db)
+    before = snapshot(db)
+    write(transcript, [line(7, "user", "We decided to use Postgres 16 for the main database.")],
+          "a")
+    old(transcript)
+    report = run(home, db)
+    assert report.turns_read == 1 and report.turns_extracted == 1
+    assert count(db, "extracted_turns") == before[3] + 1
+    assert count(db, "state", "category = 'decision' AND source_entry = 'm7'") == 1
+
+
+def test_a_torn_last_line_waits_for_its_newline(home: Home, db: Database, tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    write(path, CONVERSATION[:2])
+    torn = CONVERSATION[2]
+    write(path, [torn[:20]], "a")
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    assert run(home, db).turns_extracted == 2
+    write(path, [torn[20:]], "a")
+    assert run(home, db).turns_extracted == 1
+    assert count(db, "extracted_turns") == 3
+
+
+def test_truncated_or_replaced_files_are_read_again_without_duplicates(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    run(home, db)
+    before = snapshot(db)
+    # Replaced: same first turns, new inode, a new turn at the end.
+    replacement = transcript.with_suffix(".new")
+    write(replacement, [*CONVERSATION[:3], line(9, "user", "Set the log level to debug.")])
+    os.replace(replacement, transcript)
+    old(transcript)
+    report = run(home, db)
+    assert [f.status for f in report.files] == ["reset"]
+    assert report.turns_extracted == 1
+    assert report.skipped["already extracted (seen in another file or read)"] == 3
+    assert count(db, "extracted_turns") == before[3] + 1
+    assert facts.current(db, "main", "log level").value == "debug"  # type: ignore[union-attr]
+    # Truncated in place: shorter than the watermark.
+    write(transcript, CONVERSATION[:1])
+    old(transcript)
+    report = run(home, db)
+    assert report.turns_extracted == 0 and count(db, "extracted_turns") == before[3] + 1
+
+
+def test_a_rotated_copy_is_not_extracted_twice(home: Home, db: Database, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    path = old(write(folder / "a.jsonl", CONVERSATION))
+    sources.add(db, str(folder / "*.jsonl*"), agent="main", fmt="generic", actor="test")
+    run(home, db)
+    before = snapshot(db)
+    shutil.copy(path, folder / "a.jsonl.1")
+    old(folder / "a.jsonl.1")
+    report = run(home, db)
+    assert report.turns_read == 6 and report.turns_extracted == 0
+    assert snapshot(db) == before
+
+
+class Flaky:
+    """An extractor that fails its first ``failures`` calls."""
+
+    name = "flaky"
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.inner = LocalExtractor()
+
+    def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
+        if self.failures > 0:
+            self.failures -= 1
+            raise ExtractorError("model unavailable")
+        return self.inner.extract(turns)
+
+
+def test_three_failed_runs_leave_the_watermark_and_the_fourth_backfills(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    flaky = Flaky(3)
+    for attempt in range(1, 4):
+        report = run(home, db, extractor=flaky)
+        assert [f.status for f in report.failed] == ["failed"]
+        assert snapshot(db) == (0, 0, 0, 0)
+        wm = db.one("SELECT * FROM source_files")
+        assert wm is not None and wm["offset"] == 0 and wm["failures"] == attempt
+        assert "model unavailable" in wm["last_error"]
+        last = jobs.last(db, "extraction")
+        assert last is not None and last.status == "failed"
+    report = run(home, db, extractor=flaky)
+    assert not report.failed and report.turns_extracted == 6
+    wm = db.one("SELECT * FROM source_files")
+    assert wm is not None and wm["failures"] == 0 and wm["offset"] == transcript.stat().st_size
+    assert count(db, "extracted_turns") == 6
+
+
+def test_a_failure_midway_keeps_the_committed_batches(
+    home: Home, db: Database, tmp_path: Path
+) -> None:
+    path = old(write(tmp_path / "long.jsonl", [
+        line(i, "user", f"Please handle ticket {i} about the {['api', 'ui', 'db'][i % 3]} layer")
+        for i in range(1, 31)]))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+
+    class FailsSecond(Flaky):
+        calls = 0
+
+        def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
+            self.calls += 1
+            if self.calls == 2:
+                raise ExtractorError("bad output")
+            return self.inner.extract(turns)
+
+    report = run(home, db, extractor=FailsSecond(0), batch_turns=10)
+    assert report.turns_extracted == 10 and report.failed
+    wm = db.one("SELECT offset, line FROM source_files")
+    assert wm is not None and wm["line"] == 11
+    report = run(home, db, batch_turns=10)
+    assert report.turns_extracted == 20
+    assert count(db, "extracted_turns") == 30
+
+
+def test_dry_run_writes_nothing(home: Home, db: Database, transcript: Path) -> None:
+    report = run(home, db, dry_run=True)
+    assert report.turns_extracted == 6 and sum(report.outcome.added.values()) > 0
+    assert snapshot(db) == (0, 0, 0, 0)
+    assert count(db, "source_files") == 0 and count(db, "audit", "actor = 'extractor'") == 0
+    assert not (home.workspace("main") / "memory" / "2026-03-01.md").exists()
+    assert run(home, db).turns_extracted == 6
+
+
+def test_since_skips_older_turns(home: Home, db: Database, transcript: Path) -> None:
+    report = run(home, db, since=parse("2026-03-01T10:00:04Z"))
+    assert report.skipped["older than --since"] == 3
+    assert report.turns_extracted == 3
+    assert count(db, "state", "source_entry = 'm1'") == 0
+
+
+def test_another_run_in_progress_is_refused(home: Home, db: Database, transcript: Path) -> None:
+    with steno.run_lock(home), pytest.raises(steno.Busy):
+        run(home, db)
+
+
+def test_secrets_are_redacted_before_storage(home: Home, db: Database, tmp_path: Path) -> None:
+    key = "sk-ant-api03-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" * 2
+    path = old(write(tmp_path / "s.jsonl", [
+        line(1, "user", f"Don't ever paste {key} into chat logs again."),
+        line(2, "assistant", "Checking.", tool_calls=[
+            {"id": "c1", "name": "bash", "input": {"command": f"curl -H 'x-api-key: {key}' x"}}]),
+    ]))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    report = run(home, db)
+    assert report.redacted["anthropic_key"] >= 2
+    dump = json.dumps(db.query("SELECT * FROM state")) + json.dumps(
+        db.query("SELECT * FROM episodes")) + json.dumps(db.query("SELECT * FROM audit"))
+    assert key not in dump and "[REDACTED:anthropic_key]" in dump
+    daily = (home.workspace("main") / "memory" / "2026-03-01.md").read_text()
+    assert key not in daily
+
+
+# -- tombstones and consolidation across runs ------------------------------------------
+
+
+def forget_reading(db: Database) -> None:
+    """Make the next run read everything again as if it were new."""
+    with db.write():
+        db.execute("DELETE FROM extracted_turns")
+        db.execute("DELETE FROM source_files")
+
+
+def test_buried_entries_are_never_recreated_and_nothing_duplicates(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    run(home, db)
+    [rej] = db.query("SELECT id FROM state WHERE category = 'rejected'")
+    tombstones.bury_state(db, rej["id"], actor="cli", reason="wrong")
+    fact = facts.current(db, "main", "timezone")
+    assert fact is not None
+    tombstones.bury_fact(db, fact.id, actor="cli")
+    states = count(db, "state")
+    forget_reading(db)
+    report = run(home, db)
+    assert report.turns_extracted == 6
+    assert report.outcome.tombstoned >= 2
+    assert count(db, "state") == states
+    assert count(db, "state", "category = 'rejected' AND status = 'active'") == 0
+    assert facts.current(db, "main", "timezone") is None
+
+
+# -- the daily log ---------------------------------------------------------------------
+
+
+def test_daily_log_is_appended_once_per_section(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    report = run(home, db)
+    path = home.workspace("main") / "memory" / "2026-03-01.md"
+    assert report.daily_logs == [str(path)]
+    text = path.read_text()
+    assert text.startswith("# 2026-03-01")
+    assert "**rejected**" in text and "`m4`" in text and "timezone = Europe/Berlin" in text
+    # A crash after writing the file but before clearing the queue: no second copy.
+    with db.write():
+        db.execute("INSERT INTO daily_log_pending(id, agent, day, text, created_at) "
+                   "VALUES (1, 'main', '2026-03-01', 'again', 'x')")
+    dailylog.flush(home, db)
+    assert path.read_text() == text
+    assert count(db, "daily_log_pending") == 0

@@ -1,0 +1,101 @@
+"""The daemon's scheduler: cron parsing, due jobs one at a time, logging, SIGTERM, crontab lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memtui import scheduler
+from memtui.db import Database
+from memtui.errors import ConfigError
+from memtui.home import Home
+from memtui.stores import jobs, sources
+
+
+def test_validate_and_next_after() -> None:
+    assert scheduler.validate("*/30  8-23 * * *") == "*/30 8-23 * * *"
+    for bad in ("", "every hour", "61 * * * *", "* * * *", "0 0 * * * *"):
+        with pytest.raises(ConfigError):
+            scheduler.validate(bad)
+    at = datetime(2026, 3, 1, 7, 59, tzinfo=UTC)
+    assert scheduler.next_after("*/30 8-23 * * *", at) == at.replace(hour=8, minute=0)
+    assert scheduler.next_after("*/30 8-23 * * *", at.replace(hour=23, minute=30)) == \
+        datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+
+
+def test_default_schedules_and_crontab_lines(home: Home) -> None:
+    kinds = [(s.kind, s.expr) for s in scheduler.schedules(home)]
+    assert kinds == [("extraction", "*/30 8-23 * * *"), ("maintenance", "0 3 * * *")]
+    lines = scheduler.crontab_lines(home, executable="/usr/bin/memtui")
+    assert f"*/30 8-23 * * * /usr/bin/memtui --home {home.root} extract --wait >> " \
+           f"{home.root}/logs/extraction.log 2>&1" in lines
+    assert any(line.startswith("0 3 * * * /usr/bin/memtui") and " maintain " in line
+               for line in lines)
+
+
+class Clock:
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_due_jobs_run_once_each_and_are_logged(home: Home, db: Database, tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"type": "message", "id": "m1", "session": "s", "role": "user",
+                                "ts": "2026-03-01T10:00:00Z",
+                                "content": "Don't deploy on Fridays."}) + "\n")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    clock = Clock(datetime(2026, 3, 1, 2, 59, tzinfo=UTC))
+    lines: list[str] = []
+    d = scheduler.Daemon(home, db, clock=clock, log=lines.append)
+    assert d.tick() == []
+    assert d.next_due() == ("maintenance", datetime(2026, 3, 1, 3, 0, tzinfo=UTC))
+    clock.now += timedelta(hours=6)  # 08:59: both due; maintenance missed its slot once
+    ran = d.tick()
+    assert [(r.kind, r.status) for r in ran] == [("extraction", "ok"), ("maintenance", "ok")]
+    assert d.tick() == []
+    assert d.due["extraction"] == datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    assert d.due["maintenance"] == datetime(2026, 3, 2, 3, 0, tzinfo=UTC)
+    assert [j.kind for j in jobs.recent(db)] == ["maintenance", "extraction"]
+    assert db.scalar("SELECT count(*) FROM state WHERE category = 'rejected'") == 1
+    assert any("extraction: ok" in line for line in lines)
+
+
+def test_missing_heartbeat_is_skipped_and_a_held_lock_skips_the_kind(
+    home: Home, db: Database
+) -> None:
+    assert scheduler.run_job(home, db, "heartbeat").status == "skipped"
+    with scheduler.kind_lock(home, "maintenance") as got:
+        assert got
+        result = scheduler.run_job(home, db, "maintenance")
+    assert result.status == "skipped"
+    last = jobs.last(db, "maintenance")
+    assert last is not None and last.status == "skipped"
+    assert scheduler.run_job(home, db, "maintenance").status == "ok"
+
+
+def test_sigterm_stops_the_daemon_cleanly(home: Home) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memtui.cli.main", "--home", str(home.root), "daemon"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert proc.stdout is not None
+    assert "daemon started" in proc.stdout.readline()
+    time.sleep(0.2)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 0, err
+    assert time.monotonic() - started < 5
+    assert "stopped" in out
