@@ -138,4 +138,30 @@ def build_demo_home(root: Path, *, today: date | None = None) -> tuple[Home, dic
     transcripts = src.parent / "transcripts"
     if transcripts.is_dir():
         shutil.copytree(transcripts, root / "transcripts")
+        summary["transcript sources"] = register_sample_sources(home)
     return home, summary
+
+
+SAMPLE_SOURCES = {
+    "coordinator": ["openclaw/coordinator/*.jsonl"],
+    "content": ["openclaw/content/*.jsonl"],
+    "ops": ["openclaw/ops/*.jsonl", "claude-code/*/*.jsonl"],
+}
+"""Which copied sample transcripts belong to which agent."""
+
+
+def register_sample_sources(home: Home) -> int:
+    """Register the demo home's copied transcripts as sources (not extracted yet)."""
+    from memtui.stores import sources
+
+    db = home.open_db()
+    count = 0
+    try:
+        for agent, patterns in SAMPLE_SOURCES.items():
+            for pattern in patterns:
+                sources.add(db, str(home.root / "transcripts" / pattern), agent=agent,
+                            actor=ACTOR)
+                count += 1
+    finally:
+        db.close()
+    return count

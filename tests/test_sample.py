@@ -82,6 +82,9 @@ def test_demo_command_prints_boot_context(tmp_path: Path) -> None:
     done = run_cli("demo", "--keep", str(tmp_path / "d"))
     assert done.returncode == 0, done.stderr
     assert "Boot context for coordinator" in done.stdout and "CRITICAL" in done.stdout
+    assert "4 transcript sources" in done.stdout
+    read = done.stdout.split("the stenographer read ")[1].split()[0]
+    assert int(read) > 200, done.stdout
 
 
 def test_demo_flows_answer_real_actions(demo) -> None:  # type: ignore[no-untyped-def]

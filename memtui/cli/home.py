@@ -75,15 +75,21 @@ def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
 
     from memtui.sample import build_demo_home
 
+    from memtui.boot import build_boot
+    from memtui.cli.boot import render_boot
+    from memtui.extract.stenographer import run as extract
+
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     home, summary = build_demo_home(root)
     click.echo(f"demo home: {home.root}")
     click.echo("  " + ", ".join(f"{v} {k}" for k, v in summary.items()))
-    from memtui.boot import build_boot
-    from memtui.cli.boot import render_boot
-
     db = home.open_db()
     try:
+        report = extract(home, db)
+        click.echo(f"  the stenographer read {report.turns_read} transcript turns: "
+                   f"{sum(report.outcome.added.values())} state entries, "
+                   f"{sum(report.outcome.episodes.values())} episodes, "
+                   f"{report.outcome.facts['added']} facts\n")
         render_boot(build_boot(home, db, agent))
     finally:
         db.close()
