@@ -257,19 +257,29 @@ def _toml_value(value: Any) -> str:
 
 
 def render_settings(settings: Settings | None = None) -> str:
-    """memtui.toml text: every section and setting with its documentation."""
+    """memtui.toml text: every section and setting with its documentation.
+
+    Settings at their default are written commented out (``# key = default``), so the
+    file documents every default while a section can still be added or appended by a
+    tool without declaring its table twice. A setting that differs from its default is
+    written live under a live ``[section]`` header.
+    """
     settings = settings or Settings()
+    defaults = Settings()
     out = [
-        "# memtui settings. Every setting is shown with its default; edit and keep the types.",
-        "# Docs: memtui/config.py. Validate with: memtui doctor",
+        "# memtui settings. Every setting is shown with its default, commented out:",
+        "# uncomment a line (and its [section] header) to change it. Validate: memtui doctor",
         "",
     ]
     for sf in dataclasses.fields(Settings):
-        section = getattr(settings, sf.name)
+        section, default = getattr(settings, sf.name), getattr(defaults, sf.name)
+        live = {f.name for f in dataclasses.fields(section)
+                if getattr(section, f.name) != getattr(default, f.name)}
         out.append(f"# {(type(section).__doc__ or '').strip()}")
-        out.append(f"[{sf.name}]")
+        out.append(f"[{sf.name}]" if live else f"# [{sf.name}]")
         for f in dataclasses.fields(section):
             out.append(f"# {f.metadata['doc']}")
-            out.append(f"{f.name} = {_toml_value(getattr(section, f.name))}")
+            line = f"{f.name} = {_toml_value(getattr(section, f.name))}"
+            out.append(line if f.name in live else f"# {line}")
         out.append("")
     return "\n".join(out)

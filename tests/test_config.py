@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import tomllib
 from pathlib import Path
 
@@ -18,12 +20,27 @@ def test_rendered_defaults_round_trip_and_document_every_field(tmp_path: Path) -
     path = tmp_path / "memtui.toml"
     path.write_text(text)
     assert load_settings(path) == Settings()
-    parsed = tomllib.loads(text)
-    lines = text.splitlines()
+    assert tomllib.loads(text) == {}, "defaults are commented out"
+    # Uncommenting every setting gives a valid file with the same (default) values.
+    setting_line = re.compile(r"^# (\[\w+\]|\w+ = .*)$")
+    lines = [line[2:] if setting_line.match(line) else line for line in text.splitlines()]
+    parsed = tomllib.loads("\n".join(lines))
+    assert set(parsed) == {f.name for f in dataclasses.fields(Settings)}
     for section, table in parsed.items():
         for key in table:
             index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
             assert lines[index - 1].startswith("# "), f"{section}.{key} has no comment"
+
+
+def test_changed_settings_are_live_and_a_section_can_be_appended(tmp_path: Path) -> None:
+    settings = Settings()
+    settings.agents.ids = ["ops", "content"]
+    path = tmp_path / "memtui.toml"
+    text = render_settings(settings)
+    path.write_text(text + '\n[search]\nsession_chunking = "message"\n')
+    loaded = load_settings(path)
+    assert loaded.agents.ids == ["ops", "content"]
+    assert loaded.search.session_chunking == "message"
 
 
 @pytest.mark.parametrize(

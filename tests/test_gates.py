@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui.config import load_settings, render_settings
 from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.gates import post_gate, pre_gate
@@ -38,9 +39,10 @@ def seeded(home: Home, db: Database) -> Home:
     tools.mkdir()
     (tools / "deploy-production.sh").write_text("#!/bin/sh\n")
     (tools / "publish-blog-post.py").write_text("")
-    text = home.config_path.read_text().replace('tool_dirs = []', 'tool_dirs = ["tools"]')
-    text = text.replace("checks = {}", 'checks = { "disk" = "true", "db" = "false" }')
-    home.config_path.write_text(text)
+    settings = load_settings(home.config_path)
+    settings.gates.tool_dirs = ["tools"]
+    settings.health.checks = {"disk": "true", "db": "false"}
+    home.config_path.write_text(render_settings(settings))
     return Home(home.root)
 
 

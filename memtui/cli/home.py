@@ -73,11 +73,10 @@ def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
     import tempfile
     from pathlib import Path
 
-    from memtui.sample import build_demo_home
-
     from memtui.boot import build_boot
     from memtui.cli.boot import render_boot
     from memtui.extract.stenographer import run as extract
+    from memtui.sample import build_demo_home
 
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     home, summary = build_demo_home(root)

@@ -1,0 +1,47 @@
+"""`memtui remember` and `memtui get`: write and read an agent's markdown memory."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.cli.common import emit_json, home_of, json_option
+
+
+@click.command()
+@click.argument("text")
+@click.option("--agent", help="Whose memory (default agent if unset).")
+@click.option("--long-term", is_flag=True, help="Append to MEMORY.md, not today's daily log.")
+@json_option
+@click.pass_context
+def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
+             as_json: bool) -> None:
+    """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term."""
+    from memtui.memoryfiles import remember as write
+
+    home = home_of(ctx)
+    done = write(home, home.agent(agent), text, long_term=long_term)
+    if as_json:
+        emit_json(done)
+    else:
+        click.echo(f"remembered in {done.path}:{done.line}")
+
+
+@click.command()
+@click.argument("path")
+@click.option("--agent", help="Whose workspace (default agent if unset).")
+@click.option("--from", "start", type=int, default=1, show_default=True,
+              help="First line to show (1-based).")
+@click.option("--lines", type=int, help="How many lines to show (default: to the end).")
+@json_option
+@click.pass_context
+def get(ctx: click.Context, path: str, agent: str | None, start: int, lines: int | None,
+        as_json: bool) -> None:
+    """Print lines of MEMORY.md or memory/**/*.md from the agent's workspace."""
+    from memtui.memoryfiles import get as read
+
+    home = home_of(ctx)
+    found = read(home, home.agent(agent), path, start=start, lines=lines)
+    if as_json:
+        emit_json(found)
+    elif found.text:
+        click.echo(found.text)

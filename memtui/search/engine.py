@@ -1,0 +1,103 @@
+"""The search engine's front door: index, search, batch search and status for one agent.
+
+The CLI, the MCP server and the console call these; they never touch the index's SQL.
+A search first runs the cheap check (``SearchIndex.check``: the dirty flag, the
+fingerprint, a ``stat`` per input) and syncs what changed, unless told not to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from memtui.errors import MemtuiError
+from memtui.home import Home
+from memtui.search.embeddings import Embedder
+from memtui.search.hybrid import Searcher, SearchOptions, SearchResponse
+from memtui.search.index import SOURCES, IndexStatus, Progress, SearchIndex, SyncReport
+
+
+@dataclass(frozen=True)
+class BatchQuery:
+    id: str
+    query: str
+
+
+def options(home: Home, *, sources: Iterable[str] | None = None, max_results: int | None = None,
+            min_score: float | None = None, since: str | None = None,
+            include_superseded: bool = False) -> SearchOptions:
+    """Search options with the home's [search] defaults filled in, checked."""
+    s = home.settings.search
+    chosen = tuple(sources) if sources else SOURCES
+    for name in chosen:
+        if name not in SOURCES:
+            raise MemtuiError(f"unknown source {name!r}: use {', '.join(SOURCES)}")
+    n = s.max_results if max_results is None else max_results
+    if n < 1:
+        raise MemtuiError(f"--max-results must be at least 1, got {n}")
+    score = s.min_score if min_score is None else min_score
+    if since:
+        from memtui import timeutil
+
+        try:
+            since = timeutil.iso(timeutil.parse(since)).replace("Z", "+00:00")
+        except ValueError as exc:
+            raise MemtuiError(f"--since: not a date or ISO 8601 time: {since!r}") from exc
+    return SearchOptions(sources=chosen, max_results=n, min_score=score, since=since,
+                         include_superseded=include_superseded)
+
+
+def open_searcher(home: Home, agent: str, *, embedder: Embedder | None | str = "auto",
+                  warm: bool = False) -> Searcher:
+    """A searcher over the agent's index (created if missing; not yet synced)."""
+    return Searcher(SearchIndex(home, agent, embedder=embedder), warm=warm)
+
+
+def ensure_fresh(searcher: Searcher, progress: Progress | None = None) -> SyncReport | None:
+    """Sync the index when the cheap check says something changed."""
+    index = searcher.index
+    if not index.settings.sync_before_search:
+        return None
+    if index.check():
+        return index.sync(progress=progress)
+    return None
+
+
+def search(home: Home, agent: str, query: str, opts: SearchOptions | None = None, *,
+           embedder: Embedder | None | str = "auto") -> SearchResponse:
+    """One query against an agent's index, synced first when it is stale."""
+    searcher = open_searcher(home, agent, embedder=embedder)
+    try:
+        ensure_fresh(searcher)
+        return searcher.search(query, opts or options(home))
+    finally:
+        searcher.index.close()
+
+
+def search_batch(home: Home, agent: str, queries: Iterable[BatchQuery],
+                 opts: SearchOptions | None = None, *,
+                 embedder: Embedder | None | str = "auto"
+                 ) -> Iterator[tuple[BatchQuery, SearchResponse]]:
+    """Many queries, one loaded model and one in-memory copy of the vectors."""
+    searcher = open_searcher(home, agent, embedder=embedder, warm=True)
+    try:
+        ensure_fresh(searcher)
+        chosen = opts or options(home)
+        for item in queries:
+            yield item, searcher.search(item.query, chosen)
+    finally:
+        searcher.index.close()
+
+
+def sync(home: Home, agent: str, *, rebuild: bool = False, progress: Progress | None = None,
+         embedder: Embedder | None | str = "auto") -> SyncReport:
+    """`memtui index`: bring the agent's index up to date (or rebuild it)."""
+    with SearchIndex(home, agent, embedder=embedder) as index:
+        return index.sync(rebuild=rebuild, progress=progress)
+
+
+def status(home: Home, agent: str, *, embedder: Embedder | None | str = "auto"
+           ) -> IndexStatus:
+    """`memtui index status`."""
+    with SearchIndex(home, agent, embedder=embedder) as index:
+        return index.status()
