@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import re
 import tomllib
 import typing
 from dataclasses import dataclass, field
@@ -70,6 +72,9 @@ class MaintenanceSettings:
     merge_bonus: float = setting(0.5, "Score the surviving rule of a merge gains.")
     rejection_rule_score: float = setting(9.5, "Score of a rule promoted from a rejection.")
     learning_rule_score: float = setting(5.0, "Score of a rule promoted from a learning.")
+    promote_min_confidence: float = setting(
+        0.7, "Rejections the extractor was less sure of than this are not promoted to rules."
+    )
 
 
 @dataclass
@@ -183,6 +188,48 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+RANGES: dict[str, tuple[float, float]] = {
+    "gates.critical_min_score": (1, 10),
+    "maintenance.rejection_rule_score": (1, 10),
+    "maintenance.learning_rule_score": (1, 10),
+    "maintenance.promote_min_confidence": (0, 1),
+    "extract.similarity": (0, 1),
+    "search.min_score": (0, 1),
+    "search.vector_weight": (0, 1),
+    "search.text_weight": (0, 1),
+}
+"""Inclusive bounds for numeric settings that have them (all others must be 0 or more)."""
+
+_CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,\-]+$")
+_AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _check_extra(path: Path, key: str, value: Any) -> None:
+    """Checks beyond the type: ranges, cron syntax, agent ids."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(path, key, f"a finite number, got {value!r}")
+    if key in RANGES and isinstance(value, int | float):
+        low, high = RANGES[key]
+        if not low <= value <= high:
+            raise ConfigError(path, key, f"a number from {low:g} to {high:g}, got {value!r}")
+    if key.startswith("schedule.") and value:
+        fields = str(value).split()
+        if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
+            raise ConfigError(path, key, "a cron expression of 5 fields (minute hour day "
+                              f"month weekday), or \"\" for off; got {value!r}")
+    ids: list[str] = []
+    if key == "agents.ids":
+        ids = list(value)
+    elif key == "agents.default" and value:
+        ids = [value]
+    elif key == "agents.workspaces":
+        ids = list(value)
+    for agent in ids:
+        if not _AGENT_ID.match(agent):
+            raise ConfigError(path, key, "agent ids of letters, digits, '.', '_' or '-' "
+                              f"(at most 64), got {agent!r}")
+
+
 def _expected(tp: Any) -> str:
     return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
         tp, str(tp).replace("typing.", "")
@@ -236,7 +283,12 @@ def load_settings(path: Path) -> Settings:
                 raise ConfigError(
                     path, f"{name}.{key}", f"a known key ({', '.join(sorted(known))})"
                 )
-            setattr(section, key, _check(value, hints[key], path, f"{name}.{key}"))
+            checked = _check(value, hints[key], path, f"{name}.{key}")
+            _check_extra(path, f"{name}.{key}", checked)
+            setattr(section, key, checked)
+    agents = settings.agents
+    if agents.default and agents.default not in agents.ids:
+        raise ConfigError(path, "agents.default", f"one of agents.ids ({', '.join(agents.ids)})")
     s = settings.search
     if s.chunk_overlap >= s.chunk_tokens:
         raise ConfigError(path, "search.chunk_overlap", "less than search.chunk_tokens")

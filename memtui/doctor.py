@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import apsw
+
 from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.schema import MIGRATIONS
@@ -60,10 +62,15 @@ def diagnose(home: Home) -> Report:
         return report
     from memtui.db import Database
 
+    restore = ("restore memory.db from a backup, or move it aside and run memtui init and "
+               "memtui extract (markdown files and transcripts are intact)")
     try:
         db = Database(home.db_path)
     except MemtuiError as exc:
         add(Check("memory.db", "fail", str(exc), "check the file's permissions"))
+        return report
+    except apsw.Error as exc:
+        add(Check("memory.db", "fail", f"{type(exc).__name__}: {exc}", restore))
         return report
     try:
         caps = db.capabilities()
@@ -84,15 +91,18 @@ def diagnose(home: Home) -> Report:
             add(Check("schema", "ok" if version == latest else "warn",
                       f"version {version} of {latest}",
                       "" if version == latest else "any memtui command migrates it"))
-        problems = db.integrity_check()
+        try:
+            problems = db.integrity_check()
+        except apsw.Error as exc:
+            problems = [f"{type(exc).__name__}: {exc}"]
         add(Check("integrity", "fail" if problems else "ok",
-                  "; ".join(problems[:5]) if problems else "ok",
-                  "restore memory.db from a backup (markdown files and transcripts are intact)"
-                  if problems else ""))
+                  "; ".join(problems[:5]) if problems else "ok", restore if problems else ""))
         wal = db.wal_size()
         add(Check("wal", "warn" if wal > 64 * 2**20 else "ok", f"{wal / 2**20:.1f} MiB",
                   "a long reader keeps the WAL from checkpointing; stop stale processes"
                   if wal > 64 * 2**20 else ""))
+    except apsw.Error as exc:
+        add(Check("memory.db", "fail", f"{type(exc).__name__}: {exc}", restore))
     finally:
         db.close()
     for agent in home.agents():

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from memtui import flowmatch, text, timeutil
 from memtui.db import Database
-from memtui.errors import MemtuiError
+from memtui.errors import MemtuiError, NotFound
 from memtui.home import Home
 from memtui.stores import audit, jobs
 from memtui.stores import flows as flow_store
@@ -26,7 +26,20 @@ from memtui.stores import rules as rule_store
 from memtui.stores import state as state_store
 
 SECTION_ORDER = ("flow", "rejections", "rules", "state", "tools", "health")
-"""Most important first: when over budget, items are cut from the end of this order."""
+"""The order sections are shown in."""
+
+# How much each kind of item matters when the gate must be cut to its budget: the least
+# important items go first, whichever section they are in.
+KEEP_ALWAYS = 100.0
+"""The flow's name and critical (9-10) rules: cut only when nothing else is left."""
+FLOW_STEP = 90.0
+REJECTION = 70.0
+RULE = 60.0
+FAILING_CHECK = 55.0
+STATE = 40.0
+TOOL = 30.0
+ALSO_MATCHES = 20.0
+HEALTHY_CHECK = 10.0
 
 TITLES = {
     "flow": "Flow to follow",
@@ -47,6 +60,9 @@ class GateItem:
     ref: str = ""
     """What the line is about (rule:12, state:40, flow:deploy): for citing and reinforcing."""
     relevance: float = 0.0
+    """How well the item matches the action (0..1); orders items within a section."""
+    weight: float = 0.0
+    """How much the kind of item matters when cutting to the budget (see KEEP_ALWAYS...)."""
 
     @property
     def tokens(self) -> int:
@@ -107,13 +123,15 @@ def _flow_section(db: Database, agent: str, action: str) -> tuple[GateSection, s
     best = matches[0].flow
     approval = "  [needs human approval]" if best.needs_approval else ""
     section.items.append(GateItem(f"{best.name}{approval}: {best.effectiveness_line()}",
-                                  f"flow:{best.name}", 1.0))
+                                  f"flow:{best.name}", 1.0, KEEP_ALWAYS))
     for n, step in enumerate(best.steps, 1):
-        section.items.append(GateItem(f"  {n}. {step}", f"flow:{best.name}", 1.0))
+        # Earlier steps matter more: a cut flow keeps its beginning.
+        section.items.append(GateItem(f"  {n}. {step}", f"flow:{best.name}", 1.0,
+                                      FLOW_STEP - n / 100))
     for other in matches[1:3]:
         section.items.append(GateItem(f"(also matches: {other.flow.name}, "
                                       f"{other.flow.effectiveness_line().lower()})",
-                                      f"flow:{other.flow.name}", 0.2))
+                                      f"flow:{other.flow.name}", 0.2, ALSO_MATCHES))
     return section, best.name
 
 
@@ -123,10 +141,7 @@ def _ranked(items: list[GateItem], limit: int) -> list[GateItem]:
 
 
 def _rejections(db: Database, agent: str, stems: set[str], limit: int) -> GateSection:
-    rows = db.query(
-        "SELECT id, agent, domain, summary, detail FROM state "
-        "WHERE category = 'rejected' AND status IN ('active','completed') "
-        "ORDER BY created_at DESC, id DESC LIMIT 500")
+    rows = db.query("SELECT id, agent, domain, summary, detail FROM v_rejected LIMIT 500")
     items = []
     for r in rows:
         rel = _relevance(stems, r["summary"], r["detail"], r["domain"])
@@ -134,7 +149,8 @@ def _rejections(db: Database, agent: str, stems: set[str], limit: int) -> GateSe
         if rel == 0 and not own:
             continue  # another agent's unrelated refusal is noise here
         items.append(GateItem(f"{r['summary']}" + (f" ({r['detail']})" if r["detail"] else ""),
-                              f"state:{r['id']}", rel + (0.05 if own else 0.0)))
+                              f"state:{r['id']}", rel + (0.05 if own else 0.0),
+                              REJECTION + rel))
     return GateSection("rejections", TITLES["rejections"], _ranked(items, limit))
 
 
@@ -142,8 +158,11 @@ def _rules(db: Database, agent: str, stems: set[str], min_score: float) -> GateS
     rules = [r for r in rule_store.list_rules(db, agent=agent, min_score=min_score, limit=200)
              if r.status in ("active", "critical")]
     items = [GateItem(f"[{r.score:.1f}] {r.rule}", f"rule:{r.id}",
-                      _relevance(stems, r.rule, r.domain) + r.score / 100) for r in rules]
-    return GateSection("rules", TITLES["rules"], sorted(items, key=lambda i: -i.relevance))
+                      _relevance(stems, r.rule, r.domain),
+                      KEEP_ALWAYS if r.status == "critical" else RULE + r.score / 10)
+             for r in rules]
+    return GateSection("rules", TITLES["rules"],
+                       sorted(items, key=lambda i: (-i.relevance, -i.weight)))
 
 
 def _state(db: Database, agent: str, stems: set[str], limit: int) -> GateSection:
@@ -158,7 +177,8 @@ def _state(db: Database, agent: str, stems: set[str], limit: int) -> GateSection
         if rel == 0 and not recency:
             continue
         items.append(GateItem(f"{r['category']} ({r['domain']}, {r['created_at'][:10]}): "
-                              f"{r['summary']}", f"state:{r['id']}", rel + recency))
+                              f"{r['summary']}", f"state:{r['id']}", rel + recency,
+                              STATE + rel))
     return GateSection("state", TITLES["state"], _ranked(items, limit))
 
 
@@ -181,11 +201,13 @@ def _tools(home: Home, stems: set[str]) -> GateSection:
             rel = _relevance(stems, Path(entry.name).stem.replace("-", " ").replace("_", " "))
             if rel > 0:
                 section.items.append(GateItem(f"script {entry.path}: use it rather than "
-                                              f"writing a new one", f"tool:{entry.name}", rel))
+                                              f"writing a new one", f"tool:{entry.name}", rel,
+                                              TOOL + rel))
     for capability in home.settings.gates.capabilities:
         rel = _relevance(stems, capability)
         if rel > 0:
-            section.items.append(GateItem(f"capability: {capability}", "capability", rel))
+            section.items.append(GateItem(f"capability: {capability}", "capability", rel,
+                                          TOOL + rel))
     section.items.sort(key=lambda i: -i.relevance)
     return section
 
@@ -195,30 +217,37 @@ def _health(home: Home, db: Database) -> GateSection:
     for name in home.settings.health.checks:
         last = jobs.last(db, "health", name)
         if last is None:
-            section.items.append(GateItem(f"{name}: never run (memtui health)", f"health:{name}"))
+            section.items.append(GateItem(f"{name}: never run (memtui health)", f"health:{name}",
+                                          0.0, HEALTHY_CHECK))
         else:
-            mark = "ok" if last.status == "ok" else "FAILING"
-            note = f" - {last.message}" if last.message and last.status != "ok" else ""
-            section.items.append(GateItem(f"{name}: {mark} at {last.finished_at}{note}",
-                                          f"health:{name}", 1.0 if mark != "ok" else 0.0))
+            ok = last.status == "ok"
+            note = f" - {last.message}" if last.message and not ok else ""
+            section.items.append(GateItem(
+                f"{name}: {'ok' if ok else 'FAILING'} at {last.finished_at}{note}",
+                f"health:{name}", 0.0 if ok else 1.0, HEALTHY_CHECK if ok else FAILING_CHECK))
     return section
 
 
 def _fit(sections: list[GateSection], budget: int) -> dict[str, int]:
-    """Cut the least important items until the gate fits its budget; say what was cut."""
+    """Cut the least important items until the gate fits its budget; say what was cut.
+
+    Items go in order of weight (kind of item, then relevance), whatever their section, so
+    a critical rule outlives the flow's "also matches" lines and a failing health check
+    outlives a healthy one. The flow's name and critical rules go only if nothing else is
+    left to cut.
+    """
     cut: dict[str, int] = {}
-    order = sorted(sections, key=lambda s: SECTION_ORDER.index(s.name), reverse=True)
     total = sum(s.tokens for s in sections if s.items)
-    for section in order:
-        keep = 2 if section.name == "flow" else 0  # never cut the flow's name and first step
-        while total > budget and len(section.items) > keep:
-            item = section.items.pop()
-            total -= item.tokens
-            if not section.items:
-                total -= text.estimate_tokens(section.title) + 2
-            cut[section.name] = cut.get(section.name, 0) + 1
+    candidates = sorted(((item.weight, -i, section, item) for section in sections
+                         for i, item in enumerate(section.items)), key=lambda c: c[:2])
+    for _weight, _pos, section, item in candidates:
         if total <= budget:
             break
+        section.items.remove(item)
+        total -= item.tokens
+        if not section.items:
+            total -= text.estimate_tokens(section.title) + 2
+        cut[section.name] = cut.get(section.name, 0) + 1
     return cut
 
 
@@ -244,8 +273,9 @@ def pre_gate(
     cut = _fit(sections, budget)
     gate = PreGate(agent, action, budget, sections, flow_name, cut)
     if record:
+        # Only rules that bear on this action earn reinforcement when it passes.
         shown = [int(i.ref.split(":")[1]) for s in sections if s.name == "rules"
-                 for i in s.items]
+                 for i in s.items if i.relevance > 0]
         with db.write():
             gate.gate_id = db.execute(
                 "INSERT INTO gate_runs(at, agent, action, flow, rule_ids) VALUES (?,?,?,?,?)",
@@ -278,9 +308,14 @@ CHANGED = ("script", "flow", "schema")
 def post_gate(
     home: Home, db: Database, agent: str, outcome: str, summary: str, *,
     flow: str | None = None, lesson: str | None = None, changed: str | None = None,
-    violated: tuple[int, ...] = (), actor: str = "cli",
+    violated: tuple[int, ...] = (), actor: str = "cli", gate_id: int | None = None,
 ) -> PostGate:
-    """Grade a finished task and feed the result back into flows, rules and state."""
+    """Grade a finished task and feed the result back into flows, rules and state.
+
+    It closes ``gate_id``, or else the agent's latest pre-action gate still open (within a
+    day) that was opened after its last closed one: a post never reaches back past a gate
+    that was already graded.
+    """
     if outcome not in ("pass", "fail"):
         raise MemtuiError(f"outcome is pass or fail, not {outcome!r}")
     if changed is not None and changed not in CHANGED:
@@ -293,9 +328,7 @@ def post_gate(
         flow_store.get(db, flow)
     now = timeutil.now()
     with db.write():
-        gate = db.one(
-            "SELECT * FROM gate_runs WHERE agent = ? AND closed_at IS NULL AND at >= ? "
-            "ORDER BY id DESC LIMIT 1", (agent, timeutil.iso(now - OPEN_GATE_WINDOW)))
+        gate = _open_gate(db, agent, gate_id, now)
         flow_name = flow or (gate["flow"] if gate else None)
         effectiveness = None
         if flow_name:
@@ -324,7 +357,9 @@ def post_gate(
             db, agent=agent, category=category, summary=head, threshold=0.82,
             within=OPEN_GATE_WINDOW, now=now)
         if similar:
-            entry = state_store.update(db, similar.id, actor=actor, summary=head, detail=detail)
+            entry = state_store.update(
+                db, similar.id, actor=actor, summary=head, detail=detail,
+                status="completed" if outcome == "pass" and not lesson else "active")
         else:
             entry = state_store.add(db, state_store.NewState(
                 agent=agent, category=category, summary=head, detail=detail,
@@ -345,6 +380,22 @@ def post_gate(
     return PostGate(agent, outcome, summary, gate["id"] if gate else None, action, flow_name,
                     effectiveness, reinforced, list(violated), entry.id, similar is not None,
                     advice)
+
+
+def _open_gate(db: Database, agent: str, gate_id: int | None,
+               now: datetime) -> dict[str, Any] | None:
+    if gate_id is not None:
+        gate = db.one("SELECT * FROM gate_runs WHERE id = ? AND agent = ?", (gate_id, agent))
+        if gate is None:
+            raise NotFound(f"no pre-action gate {gate_id} for agent {agent}")
+        if gate["closed_at"]:
+            raise MemtuiError(f"gate {gate_id} was already graded ({gate['outcome']})")
+        return gate
+    return db.one(
+        "SELECT * FROM gate_runs WHERE agent = ? AND closed_at IS NULL AND at >= ? "
+        "AND id > coalesce((SELECT max(id) FROM gate_runs WHERE agent = ? "
+        "AND closed_at IS NOT NULL), 0) ORDER BY id DESC LIMIT 1",
+        (agent, timeutil.iso(now - OPEN_GATE_WINDOW), agent))
 
 
 def _domain_of(db: Database, flow_name: str | None) -> str:

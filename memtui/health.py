@@ -6,6 +6,7 @@ import subprocess
 from dataclasses import dataclass
 
 from memtui.db import Database
+from memtui.errors import NotFound
 from memtui.home import Home
 from memtui.stores import jobs
 
@@ -22,6 +23,9 @@ def run_checks(home: Home, db: Database, only: str | None = None) -> list[Health
     """Run each configured check (exit 0 = healthy) and record it as a `health` job."""
     results = []
     timeout = home.settings.health.timeout_seconds
+    if only and only not in home.settings.health.checks:
+        raise NotFound(f"no health check named {only!r} ([health] checks in "
+                       f"{home.config_path})")
     for name, command in home.settings.health.checks.items():
         if only and name != only:
             continue

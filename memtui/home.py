@@ -145,9 +145,23 @@ class Home:
     def agents(self) -> list[str]:
         return list(self.settings.agents.ids)
 
-    def agent(self, name: str | None) -> str:
-        """The named agent (validated), or the default one."""
-        return check_agent_id(name) if name else self.settings.default_agent()
+    def agent(self, name: str | None, db: Database | None = None) -> str:
+        """The named agent (validated), or the default one.
+
+        With ``db``, the agent must be known: configured in memtui.toml, or the owner of a
+        transcript source or of state entries (the LoCoMo eval registers ad-hoc agents).
+        """
+        if not name:
+            return self.settings.default_agent()
+        check_agent_id(name)
+        if db is None or name in self.settings.agents.ids:
+            return name
+        if db.scalar("SELECT 1 FROM sources WHERE agent = ? UNION ALL "
+                     "SELECT 1 FROM state WHERE agent = ? LIMIT 1", (name, name)):
+            return name
+        raise NotFound(f"unknown agent {name!r}: configured agents are "
+                       f"{', '.join(self.settings.agents.ids)} ([agents] ids in "
+                       f"{self.config_path})")
 
     def open_db(self) -> Database:
         return open_memory_db(self.db_path)
@@ -155,6 +169,15 @@ class Home:
     def init(self, agents: list[str] | None = None) -> InitReport:
         """Create what is missing; never overwrite what is there."""
         report = InitReport()
+        if self.config_path.exists():
+            # Validate before touching anything: nothing starts half-configured.
+            settings = load_settings(self.config_path)
+            missing = [a for a in agents or [] if a not in settings.agents.ids]
+            if missing:
+                raise MemtuiError(
+                    f"agent(s) {', '.join(missing)} are not in {self.config_path}: add them to "
+                    f"[agents] ids there, then run memtui init again to create their workspaces"
+                )
         self.root.mkdir(parents=True, exist_ok=True)
         if self.config_path.exists():
             report.existing.append(self.config_path)

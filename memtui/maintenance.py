@@ -10,6 +10,7 @@ within a couple of seconds; each step writes one audit row listing the ids it to
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -27,49 +28,76 @@ LAST_CYCLE = "maintenance:last_cycle"
 PROMOTED_UPTO = "maintenance:promoted_upto:{category}"
 
 
+@dataclass(frozen=True)
+class Decayed:
+    id: int
+    rule: str
+    score: float
+    """The score after decay."""
+    status: str
+    """The status after decay."""
+    was: str
+    """The status before."""
+
+
 @dataclass
 class MaintenanceReport:
+    """Exactly what one cycle changed (or, in a dry run, would change)."""
+
     day: str
     dry_run: bool
     decay_ran: bool = False
-    decayed: int = 0
-    became: dict[str, int] = field(default_factory=dict)
-    """Rules whose status changed through decay, by new status."""
+    decayed: list[Decayed] = field(default_factory=list)
     merged: list[tuple[int, list[int]]] = field(default_factory=list)
     """(surviving rule, rules merged into it)."""
-    archived: int = 0
+    archived: list[int] = field(default_factory=list)
+    """State entries archived."""
     promoted_rejections: list[int] = field(default_factory=list)
     promoted_learnings: list[int] = field(default_factory=list)
     reinforced_by_promotion: list[int] = field(default_factory=list)
+    skipped_low_confidence: list[int] = field(default_factory=list)
+    """Rejections not promoted because the extractor was not sure of them."""
+    retention: dict[str, int] = field(default_factory=dict)
+    """Episodes past their retention, deleted, per kind."""
     job_id: int | None = None
+
+    @property
+    def became(self) -> dict[str, int]:
+        """Rules whose status changed through decay, by new status."""
+        out: dict[str, int] = defaultdict(int)
+        for d in self.decayed:
+            if d.status != d.was:
+                out[d.status] += 1
+        return dict(out)
 
     def counts(self) -> dict[str, Any]:
         return {
-            "decay_ran": self.decay_ran, "decayed": self.decayed, **{
+            "decay_ran": self.decay_ran, "decayed": len(self.decayed), **{
                 f"became_{k}": v for k, v in sorted(self.became.items())},
             "merged_groups": len(self.merged),
             "merged_rules": sum(len(losers) for _, losers in self.merged),
-            "archived": self.archived,
+            "archived": len(self.archived),
             "promoted_rejections": len(self.promoted_rejections),
             "promoted_learnings": len(self.promoted_learnings),
             "reinforced_by_promotion": len(self.reinforced_by_promotion),
+            "skipped_low_confidence": len(self.skipped_low_confidence),
+            "retention_deleted": sum(self.retention.values()),
         }
 
     def as_dict(self) -> dict[str, Any]:
         return {"day": self.day, "dry_run": self.dry_run, "counts": self.counts(),
+                "decayed": [dataclasses.asdict(d) for d in self.decayed],
                 "merged": [{"survivor": s, "merged": m} for s, m in self.merged],
+                "archived": self.archived,
                 "promoted_rejections": self.promoted_rejections,
-                "promoted_learnings": self.promoted_learnings, "job_id": self.job_id}
+                "promoted_learnings": self.promoted_learnings,
+                "reinforced_by_promotion": self.reinforced_by_promotion,
+                "skipped_low_confidence": self.skipped_low_confidence,
+                "retention": self.retention, "job_id": self.job_id}
 
 
 class _RollBack(Exception):
     """Raised inside the cycle's transaction to undo a dry run."""
-
-
-def _band_sql(expr: str) -> str:
-    """The status a (non-critical) score's band gives, in SQL."""
-    return (f"CASE WHEN {expr} >= 5 THEN 'active' WHEN {expr} >= 3 THEN 'dormant' "
-            f"ELSE 'retired' END")
 
 
 def _decay(db: Database, report: MaintenanceReport, now: datetime, after_days: int,
@@ -78,20 +106,21 @@ def _decay(db: Database, report: MaintenanceReport, now: datetime, after_days: i
     follows the band. Critical rules never decay; retired ones stay as they are."""
     cutoff = timeutil.iso(now - timedelta(days=after_days))
     new_score = f"max({rule_store.MIN_SCORE}, round(score - {float(amount)}, 2))"
+    new_status = rule_store.band_sql(new_score, critical=False)
     rows = db.rows(
-        f"UPDATE rules SET score = {new_score}, status = {_band_sql(new_score)}, "
-        "updated_at = ? WHERE status IN ('active','dormant') AND last_reinforced < ? "
-        "RETURNING id, score, status", (timeutil.iso(now), cutoff))
+        f"UPDATE rules SET score = {new_score}, status = {new_status}, updated_at = ? "
+        "WHERE status IN ('active','dormant') AND last_reinforced < ? "
+        "RETURNING id, rule, score, status", (timeutil.iso(now), cutoff))
     if not rows:
         return
-    report.decayed = len(rows)
     moved: dict[str, list[int]] = defaultdict(list)
-    for rule_id, score, status in rows:
+    for rule_id, rule, score, status in rows:
         # The old status is the band of the old score (score + amount: never clamped above
         # 9, as active rules stay below the critical band).
-        if rule_store.band(score + amount) != status:
+        was = rule_store.band(score + amount)
+        report.decayed.append(Decayed(rule_id, rule, score, status, was))
+        if was != status:
             moved[status].append(rule_id)
-    report.became = {k: len(v) for k, v in moved.items()}
     audit.record(db, ACTOR, "rules.decay", "rules",
                  {"ids": [r[0] for r in rows]},
                  {"score_delta": -amount, "status_changes": moved})
@@ -102,14 +131,20 @@ def _promote(db: Database, home: Home, report: MaintenanceReport, category: str)
     key = PROMOTED_UPTO.format(category=category)
     upto = int(watermarks.get(db, key) or 0)
     rows = db.query(
-        "SELECT id, agent, domain, summary FROM state WHERE category = ? AND status = 'active' "
-        "AND id > ? ORDER BY id", (category, upto))
+        "SELECT id, agent, domain, summary, confidence FROM state WHERE category = ? "
+        "AND status = 'active' AND id > ? ORDER BY id", (category, upto))
     for row in rows:
         summary = row["summary"].strip()
         if category == "rejected":
+            if row["confidence"] < cfg.promote_min_confidence:
+                # A rule that only a human can retire must not come from a guess.
+                report.skipped_low_confidence.append(row["id"])
+                continue
             body = summary.split(":", 1)[1].strip() if summary.lower().startswith(
                 "rejected:") else summary
-            rule_text = f"Rejected by a human, do not re-suggest: {body}"
+            # The rejected thing comes first: near-duplicate keys are the first 40
+            # characters, so a shared prefix would merge unrelated rejections.
+            rule_text = f"{body.rstrip('.')} (rejected by a human: do not re-suggest)"
             score = cfg.rejection_rule_score
         else:
             rule_text, score = summary, cfg.learning_rule_score
@@ -171,12 +206,12 @@ def _merge(db: Database, report: MaintenanceReport, now: datetime, bonus: float)
 def _archive(db: Database, report: MaintenanceReport, now: datetime, days: int) -> None:
     cutoff = timeutil.iso(now - timedelta(days=days))
     ids = [r[0] for r in db.rows(
-        "SELECT id FROM state WHERE status = 'completed' AND completed_at < ?", (cutoff,))]
+        "UPDATE state SET status = 'archived', updated_at = ? "
+        "WHERE status = 'completed' AND completed_at < ? RETURNING id",
+        (timeutil.iso(now), cutoff))]
     if not ids:
         return
-    db.execute("UPDATE state SET status = 'archived', updated_at = ? "
-               "WHERE status = 'completed' AND completed_at < ?", (timeutil.iso(now), cutoff))
-    report.archived = len(ids)
+    report.archived = sorted(ids)
     audit.record(db, ACTOR, "state.archive", "state", {"status": "completed", "ids": ids},
                  {"status": "archived"})
 

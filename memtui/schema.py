@@ -244,9 +244,17 @@ CREATE TABLE daily_log_pending (
 );
 """
 
+V4_BOOT_VIEW = """
+DROP VIEW v_boot_rules;
+CREATE VIEW v_boot_rules AS
+    SELECT * FROM rules WHERE status = 'critical' OR (status = 'active' AND score >= 7)
+    ORDER BY (status = 'critical') DESC, score DESC, last_reinforced DESC, id LIMIT 20;
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1_CORE),
     (2, V2_SOURCES),
     (3, V3_STENOGRAPHER),
+    (4, V4_BOOT_VIEW),
 ]
 """(version, SQL script) in order; memory.db's PRAGMA user_version is the last applied."""

@@ -34,3 +34,19 @@ def test_three_writers_lose_nothing(home: Home) -> None:
     assert db.scalar("SELECT count(*) FROM audit") - audit_before == 3 * n
     assert db.integrity_check() == []
     db.close()
+
+
+def test_three_processes_editing_the_same_rules_lose_no_update(home: Home) -> None:
+    """Read-modify-write of one rule happens inside one IMMEDIATE transaction."""
+    db = home.open_db()
+    for n in range(10):
+        rules.add(db, f"rule {n}", actor="test", score=6)
+    n = 300
+    procs = [subprocess.Popen([sys.executable, str(WORKER), "rules", str(home.root), str(n),
+                               f"w{i}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(3)]
+    for p in procs:
+        _out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    assert db.scalar("SELECT sum(violations) FROM rules") == 3 * (n // 2)
+    db.close()

@@ -55,6 +55,13 @@ def test_changed_settings_are_live_and_a_section_can_be_appended(tmp_path: Path)
         ("[agents]\nids = 'main'\n", "agents.ids", "a list of strings"),
         ("[search]\nchunk_overlap = 500\n", "search.chunk_overlap", "less than"),
         ("[gates\n", "(syntax)", "valid TOML"),
+        ("[maintenance]\nrejection_rule_score = 42\n", "maintenance.rejection_rule_score",
+         "from 1 to 10"),
+        ("[extract]\nsimilarity = 7\n", "extract.similarity", "from 0 to 1"),
+        ("[search]\nmin_score = nan\n", "search.min_score", "finite"),
+        ("[schedule]\nextraction = 'every day'\n", "schedule.extraction", "cron"),
+        ("[agents]\nids = ['../x']\n", "agents.ids", "agent ids"),
+        ("[agents]\nids = ['a']\ndefault = 'b'\n", "agents.default", "one of agents.ids"),
     ],
 )
 def test_invalid_settings_name_file_key_and_expectation(

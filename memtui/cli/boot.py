@@ -28,7 +28,7 @@ def boot(ctx: click.Context, agent: str | None, as_json: bool, markdown: bool) -
     from memtui.boot import build_boot
 
     with opened(ctx) as (home, db):
-        result = build_boot(home, db, home.agent(agent))
+        result = build_boot(home, db, home.agent(agent, db))
     if as_json:
         emit_json(result.as_dict())
     elif markdown:

@@ -50,6 +50,8 @@ def check(ctx: click.Context, action: str, agent: str | None, as_json: bool) -> 
     if as_json:
         emit_json([{"flow": m.flow, "score": m.score, "trigger": m.trigger,
                     "matched": m.matched} for m in matches])
+        if not matches:
+            ctx.exit(2)
         return
     if not matches:
         click.echo(f"no flow matches {action!r}")

@@ -24,7 +24,7 @@ def pre(ctx: click.Context, agent: str, action: str, budget: int | None, as_json
     from memtui.gates import pre_gate
 
     with opened(ctx) as (home, db):
-        result = pre_gate(home, db, home.agent(agent), action, budget=budget)
+        result = pre_gate(home, db, home.agent(agent, db), action, budget=budget)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -51,17 +51,20 @@ def pre(ctx: click.Context, agent: str, action: str, budget: int | None, as_json
 @click.option("--changed", type=click.Choice(["script", "flow", "schema"]),
               help="What was changed to make the lesson permanent.")
 @click.option("--violated", type=int, multiple=True, help="A rule id that was broken.")
+@click.option("--gate", "gate_id", type=int,
+              help="The pre-action gate this grades (default: the latest still open).")
 @json_option
 @click.pass_context
 def post(ctx: click.Context, agent: str, outcome: str, summary: str, flow: str | None,
          lesson: str | None, changed: str | None, violated: tuple[int, ...],
-         as_json: bool) -> None:
+         gate_id: int | None, as_json: bool) -> None:
     """Grade a finished task; update flows, rules and state from it."""
     from memtui.gates import post_gate
 
     with opened(ctx) as (home, db):
-        result = post_gate(home, db, home.agent(agent), outcome, summary, flow=flow,
-                           lesson=lesson, changed=changed, violated=violated, actor=ACTOR)
+        result = post_gate(home, db, home.agent(agent, db), outcome, summary, flow=flow,
+                           lesson=lesson, changed=changed, violated=violated, actor=ACTOR,
+                           gate_id=gate_id)
     if as_json:
         emit_json(result.as_dict())
         return

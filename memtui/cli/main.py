@@ -10,6 +10,7 @@ import importlib
 import sys
 from typing import Any
 
+import apsw
 import click
 
 from memtui.errors import MemtuiError
@@ -84,6 +85,11 @@ def main(argv: list[str] | None = None) -> Any:
     except MemtuiError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except apsw.Error as exc:
+        # The database itself is unreadable (corrupt, not a database, unwritable).
+        click.echo(f"error: memory.db could not be used: {type(exc).__name__}: {exc}\n"
+                   "run `memtui doctor` for what is wrong and how to fix it", err=True)
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:

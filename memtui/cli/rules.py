@@ -44,7 +44,7 @@ def list_(ctx: click.Context, status: str | None, agent: str | None, domain: str
     """List rules, highest score first."""
     with opened(ctx) as (home, db):
         if boot:
-            found = store.boot_rules(db, home.agent(agent), home.settings.boot.max_rules)
+            found = store.boot_rules(db, home.agent(agent, db), home.settings.boot.max_rules)
         else:
             found = store.list_rules(db, status=status, agent=agent, domain=domain,
                                      min_score=min_score, limit=limit)
@@ -101,7 +101,7 @@ def _change(name: str, fn: Callable[..., store.Rule], doc: str, human_flag: bool
     @click.pass_context
     def command(ctx: click.Context, rule_ids: tuple[int, ...], as_json: bool,
                 **kwargs: Any) -> None:
-        with opened(ctx) as (_home, db):
+        with opened(ctx) as (_home, db), db.write():  # all of the ids, or none
             changed = [fn(db, rule_id, actor=ACTOR, **kwargs) for rule_id in rule_ids]
         if as_json:
             emit_json(changed)

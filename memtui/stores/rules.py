@@ -12,10 +12,11 @@ Score bands (status follows the band; critical rules never decay):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from memtui import text, timeutil
 from memtui.db import Database
@@ -32,15 +33,43 @@ BAND_STEP = 2.0
 """Promote and demote move a rule one band (two points)."""
 
 
+BANDS: tuple[tuple[float, str], ...] = ((9.0, "critical"), (5.0, "active"), (3.0, "dormant"))
+"""(lowest score, status) from the top band down; below the last band a rule is retired."""
+BOOT_MIN_SCORE = 7.0
+"""Active rules load at boot from this score; 5-6 are loaded on demand (gates, search)."""
+
+
 def band(score: float) -> str:
     """The status a score's band gives."""
-    if score >= 9.0:
-        return "critical"
-    if score >= 5.0:
-        return "active"
-    if score >= 3.0:
-        return "dormant"
+    for floor, status in BANDS:
+        if score >= floor:
+            return status
     return "retired"
+
+
+def band_sql(expr: str, *, critical: bool = True) -> str:
+    """``band`` as an SQL CASE over ``expr`` (without the critical band if ``critical`` is
+    false: decay never makes a rule critical)."""
+    whens = " ".join(f"WHEN {expr} >= {floor} THEN '{status}'" for floor, status in BANDS
+                     if critical or status != "critical")
+    return f"CASE {whens} ELSE 'retired' END"
+
+
+P = ParamSpec("P")
+
+
+def _atomic(fn: Callable[P, Rule]) -> Callable[P, Rule]:
+    """Run a read-modify-write of one rule in a single write transaction, so concurrent
+    processes never lose each other's updates."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Rule:
+        db = args[0]
+        assert isinstance(db, Database)
+        with db.write():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def clamp(score: float) -> float:
@@ -63,10 +92,6 @@ class Rule:
     updated_at: str
     status: str
     merged_into: int | None
-
-    @property
-    def loaded_at_boot(self) -> bool:
-        return self.status in ("active", "critical") and self.score >= 7.0
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -141,6 +166,7 @@ def _guard_critical(rule: Rule, human: bool, verb: str) -> None:
         )
 
 
+@_atomic
 def reinforce(db: Database, rule_id: int, *, actor: str, amount: float = 1.0) -> Rule:
     """The rule proved useful: raise its score (up to 8.9 unless critical already) and
     restart its decay clock."""
@@ -156,6 +182,7 @@ def reinforce(db: Database, rule_id: int, *, actor: str, amount: float = 1.0) ->
                    last_reinforced=timeutil.iso(timeutil.now()))
 
 
+@_atomic
 def violate(db: Database, rule_id: int, *, actor: str) -> Rule:
     """The agent broke the rule: count it. A broken rule is evidently still relevant, so its
     decay clock restarts too (decaying it would make the next violation likelier)."""
@@ -164,6 +191,7 @@ def violate(db: Database, rule_id: int, *, actor: str) -> Rule:
                    last_reinforced=timeutil.iso(timeutil.now()))
 
 
+@_atomic
 def promote(db: Database, rule_id: int, *, actor: str) -> Rule:
     """Up one band (two points)."""
     rule = get(db, rule_id)
@@ -175,6 +203,7 @@ def promote(db: Database, rule_id: int, *, actor: str) -> Rule:
                    last_reinforced=timeutil.iso(timeutil.now()))
 
 
+@_atomic
 def demote(db: Database, rule_id: int, *, actor: str, human: bool = False) -> Rule:
     """Down one band; a critical rule only when a human says so."""
     rule = get(db, rule_id)
@@ -186,12 +215,14 @@ def demote(db: Database, rule_id: int, *, actor: str, human: bool = False) -> Ru
     return _change(db, rule_id, actor, "rule.demote", score=score, status=band(score))
 
 
+@_atomic
 def make_critical(db: Database, rule_id: int, *, actor: str) -> Rule:
     rule = get(db, rule_id)
     return _change(db, rule_id, actor, "rule.critical", score=max(rule.score, 9.0),
                    status="critical", last_reinforced=timeutil.iso(timeutil.now()))
 
 
+@_atomic
 def retire(db: Database, rule_id: int, *, actor: str, human: bool = False) -> Rule:
     """Retire a rule (kept, can be revived); a critical rule only when a human says so."""
     rule = get(db, rule_id)
@@ -202,6 +233,7 @@ def retire(db: Database, rule_id: int, *, actor: str, human: bool = False) -> Ru
                    status="retired")
 
 
+@_atomic
 def revive(db: Database, rule_id: int, *, actor: str, score: float = 5.0) -> Rule:
     """Bring a retired or dormant rule back as active (on demand by default)."""
     rule = get(db, rule_id)
@@ -239,20 +271,18 @@ def list_rules(
 
 
 def boot_rules(db: Database, agent: str, limit: int = 20) -> list[Rule]:
-    """The top rules an agent loads at boot: critical first, then active by score.
+    """The rules an agent loads at boot: critical ones first, then active ones scored 7 or
+    more, by score; at most ``limit``.
 
     Two index walks (status, score) that stop at ``limit``, not a sort of every rule.
     """
     found: list[Rule] = []
-    for status in ("critical", "active"):
+    for status, floor in (("critical", MIN_SCORE), ("active", BOOT_MIN_SCORE)):
         if len(found) >= limit:
             break
         found += [_rule(r) for r in db.query(
-            "SELECT * FROM rules WHERE status = ? AND (agent IS NULL OR agent = ?) "
+            "SELECT * FROM rules WHERE status = ? AND score >= ? "
+            "AND (agent IS NULL OR agent = ?) "
             "ORDER BY score DESC, last_reinforced DESC, id LIMIT ?",
-            (status, agent, limit - len(found)))]
+            (status, floor, agent, limit - len(found)))]
     return found
-
-
-def band_counts(db: Database) -> dict[str, int]:
-    return {s: n for s, n in db.rows("SELECT status, count(*) FROM rules GROUP BY status")}

@@ -142,11 +142,22 @@ def add_many(db: Database, entries: Sequence[NewState], *, actor: str) -> list[i
 def update(
     db: Database, entry_id: int, *, actor: str, summary: str | None = None,
     detail: str | None = None, domain: str | None = None, confidence: float | None = None,
+    status: str | None = None,
 ) -> StateEntry:
-    """Change an entry's words in place (consolidation of a near-identical entry)."""
-    changes = {k: v for k, v in
-               (("summary", summary), ("detail", detail), ("domain", domain),
-                ("confidence", confidence)) if v is not None}
+    """Change an entry in place: its words (consolidation of a near-identical entry, a human
+    correction) and, between active and completed, its status."""
+    if summary is not None and not summary.strip():
+        raise MemtuiError("a state entry needs a non-empty summary")
+    if confidence is not None and not 0.0 <= confidence <= 1.0:
+        raise MemtuiError(f"confidence must be between 0 and 1, not {confidence}")
+    if status is not None and status not in ("active", "completed"):
+        raise MemtuiError(f"update sets status active or completed, not {status!r}")
+    changes: dict[str, Any] = {k: v for k, v in
+                               (("summary", summary), ("detail", detail), ("domain", domain),
+                                ("confidence", confidence), ("status", status))
+                               if v is not None}
+    if status is not None:
+        changes["completed_at"] = timeutil.iso(timeutil.now()) if status == "completed" else None
     with db.write():
         before = get(db, entry_id)
         if not changes:

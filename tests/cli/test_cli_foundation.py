@@ -118,3 +118,47 @@ def test_doctor_reports_and_fails_when_broken(home: Home) -> None:
     home.policy_path.unlink()
     broken = run_cli("doctor", home=home)
     assert broken.returncode == 1 and "fix: memtui init" in broken.stdout
+
+
+def test_init_on_an_invalid_or_partial_home_creates_nothing(home: Home) -> None:
+    home.policy_path.unlink()
+    home.config_path.write_text("[gates]\ntoken_budget = -3\n")
+    done = run_cli("init", home=home)
+    assert done.returncode == 1 and "gates.token_budget" in done.stderr
+    assert not home.policy_path.exists()
+    home.config_path.write_text("")
+    unknown = run_cli("init", "--agent", "newbie", home=home)
+    assert unknown.returncode == 1 and "[agents] ids" in unknown.stderr
+    assert not (home.root / "agents" / "newbie").exists()
+
+
+def test_bad_input_gets_exit_codes_not_tracebacks(home: Home) -> None:
+    for args, code, words in [
+        (("state", "list", "--since", "notadate"), 1, "not an ISO date"),
+        (("gate", "pre", "nosuchagent", "deploy"), 2, "unknown agent"),
+        (("boot", "nosuch"), 2, "unknown agent"),
+        (("health", "nosuch"), 2, "no health check"),
+        (("flows", "check", "zzz", "--json"), 2, ""),
+        (("state", "add", "task", "x"), 0, ""),
+        (("state", "update", "1", "--summary", ""), 1, "non-empty summary"),
+        (("rules", "add", "Tag releases"), 0, ""),
+        (("rules", "violate", "1", "999"), 2, "no rule 999"),
+    ]:
+        done = run_cli(*args, home=home)
+        assert done.returncode == code, (args, done.stderr)
+        assert words in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    rule = json.loads(run_cli("rules", "show", "1", "--json", home=home).stdout)["rule"]
+    assert rule["violations"] == 0, "a failed multi-id command changes none of them"
+
+
+def test_a_damaged_database_is_reported_not_a_traceback(home: Home) -> None:
+    home.db_path.write_bytes(b"this is not a database" * 200)
+    for name in ("memory.db-wal", "memory.db-shm"):
+        (home.root / name).unlink(missing_ok=True)
+    done = run_cli("boot", "main", home=home)
+    assert done.returncode == 1 and "memtui doctor" in done.stderr
+    assert "Traceback" not in done.stderr
+    doctor = run_cli("doctor", home=home)
+    assert doctor.returncode == 1 and "restore memory.db" in doctor.stdout
+    assert "Traceback" not in doctor.stderr

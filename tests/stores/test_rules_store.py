@@ -60,15 +60,16 @@ def test_promote_and_demote_move_one_band(db: Database) -> None:
 
 def test_boot_rules_are_the_top_twenty_for_the_agent(db: Database) -> None:
     for i in range(30):
-        store.add(db, f"general rule {i}", actor="cli", score=5 + i * 0.15)
+        store.add(db, f"general rule {i}", actor="cli", score=7 + i * 0.07)
+    store.add(db, "on demand only", actor="cli", score=6.9)
     store.add(db, "ops only", actor="cli", score=9.9, agent="ops")
     store.add(db, "dormant", actor="cli", score=4)
     boot = store.boot_rules(db, "main")
-    assert len(boot) == 20 and all(r.agent is None for r in boot)
+    assert len(boot) == 20 and all(r.agent is None and r.score >= 7 for r in boot)
     assert [r.score for r in boot] == sorted((r.score for r in boot), reverse=True)
     assert store.boot_rules(db, "ops")[0].rule == "ops only"
     view = db.query("SELECT score FROM v_boot_rules")
-    assert len(view) == 20 and view[0]["score"] == 9.9
+    assert len(view) == 20 and view[0]["score"] == 9.9 and view[-1]["score"] >= 7
 
 
 def test_invalid_rules_are_refused(db: Database) -> None:
