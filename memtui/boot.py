@@ -10,6 +10,7 @@ from memtui.db import Database
 from memtui.home import Home
 from memtui.stores import flows as flow_store
 from memtui.stores import rules as rule_store
+from memtui.stores import state as state_store
 
 
 @dataclass
@@ -52,15 +53,12 @@ def build_boot(home: Home, db: Database, agent: str) -> Boot:
     cfg = home.settings.boot
     with db.read():
         rules = rule_store.boot_rules(db, agent, cfg.max_rules)
-        lessons = db.query(
-            "SELECT id, summary, created_at FROM state WHERE agent = ? AND category = 'learning' "
-            "AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT ?",
-            (agent, cfg.recent_lessons))
+        lessons = state_store.recent(db, category="learning", agent=agent,
+                                     limit=cfg.recent_lessons)
         flows = flow_store.list_flows(db, agent=agent)
-        rejections = db.query(
-            "SELECT id, summary, created_at FROM state WHERE category = 'rejected' "
-            "AND status IN ('active','completed') AND agent = ? "
-            "ORDER BY created_at DESC, id DESC LIMIT ?", (agent, cfg.rejections))
+        rejections = state_store.recent(db, category="rejected", agent=agent,
+                                        statuses=state_store.REJECTION_STATUSES,
+                                        limit=cfg.rejections)
     rule_section = BootSection("rules", f"Rules (top {cfg.max_rules} by score)")
     for r in rules:
         mark = "CRITICAL " if r.status == "critical" else ""
@@ -69,9 +67,9 @@ def build_boot(home: Home, db: Database, agent: str) -> Boot:
     capabilities = BootSection("capabilities", "Capabilities",
                                [f"- {c}" for c in home.settings.gates.capabilities])
     lesson_section = BootSection("lessons", "Recent lessons")
-    for row in lessons:
-        lesson_section.lines.append(f"- {row['created_at'][:10]}: {row['summary']}")
-        lesson_section.refs.append(f"state:{row['id']}")
+    for entry in lessons:
+        lesson_section.lines.append(f"- {entry.created_at[:10]}: {entry.summary}")
+        lesson_section.refs.append(f"state:{entry.id}")
     flow_section = BootSection("flows", "Flows (run `memtui gate pre` before acting)")
     for f in flows:
         triggers = "; ".join(f.trigger_phrases[:3])
@@ -79,8 +77,8 @@ def build_boot(home: Home, db: Database, agent: str) -> Boot:
         flow_section.lines.append(f"- {f.name} ({eff}): {triggers}")
         flow_section.refs.append(f"flow:{f.name}")
     rejection_section = BootSection("rejections", "Rejected: do NOT re-suggest")
-    for row in rejections:
-        rejection_section.lines.append(f"- {row['summary']}")
-        rejection_section.refs.append(f"state:{row['id']}")
+    for entry in rejections:
+        rejection_section.lines.append(f"- {entry.summary}")
+        rejection_section.refs.append(f"state:{entry.id}")
     return Boot(agent, [rule_section, capabilities, lesson_section, flow_section,
                         rejection_section])

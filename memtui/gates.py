@@ -9,19 +9,18 @@ rule reinforcement or violations, one consolidated state entry.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from memtui import flowmatch, text, timeutil
 from memtui.db import Database
-from memtui.errors import MemtuiError, NotFound
+from memtui.errors import MemtuiError
 from memtui.home import Home
-from memtui.stores import audit, jobs
 from memtui.stores import flows as flow_store
+from memtui.stores import gate_runs, jobs
 from memtui.stores import rules as rule_store
 from memtui.stores import state as state_store
 
@@ -141,16 +140,15 @@ def _ranked(items: list[GateItem], limit: int) -> list[GateItem]:
 
 
 def _rejections(db: Database, agent: str, stems: set[str], limit: int) -> GateSection:
-    rows = db.query("SELECT id, agent, domain, summary, detail FROM v_rejected LIMIT 500")
     items = []
-    for r in rows:
-        rel = _relevance(stems, r["summary"], r["detail"], r["domain"])
-        own = r["agent"] == agent
+    for r in state_store.recent(db, category="rejected",
+                                statuses=state_store.REJECTION_STATUSES, limit=500):
+        rel = _relevance(stems, r.summary, r.detail, r.domain)
+        own = r.agent == agent
         if rel == 0 and not own:
             continue  # another agent's unrelated refusal is noise here
-        items.append(GateItem(f"{r['summary']}" + (f" ({r['detail']})" if r["detail"] else ""),
-                              f"state:{r['id']}", rel + (0.05 if own else 0.0),
-                              REJECTION + rel))
+        items.append(GateItem(r.summary + (f" ({r.detail})" if r.detail else ""),
+                              f"state:{r.id}", rel + (0.05 if own else 0.0), REJECTION + rel))
     return GateSection("rejections", TITLES["rejections"], _ranked(items, limit))
 
 
@@ -166,19 +164,15 @@ def _rules(db: Database, agent: str, stems: set[str], min_score: float) -> GateS
 
 
 def _state(db: Database, agent: str, stems: set[str], limit: int) -> GateSection:
-    rows = db.query(
-        "SELECT id, category, domain, summary, created_at FROM state "
-        "WHERE agent = ? AND status = 'active' AND category != 'rejected' "
-        "ORDER BY created_at DESC, id DESC LIMIT 300", (agent,))
     items = []
-    for n, r in enumerate(rows):
-        rel = _relevance(stems, r["summary"], r["domain"])
+    entries = state_store.recent(db, agent=agent, exclude_category="rejected", limit=300)
+    for n, r in enumerate(entries):
+        rel = _relevance(stems, r.summary, r.domain)
         recency = 0.1 if n < 5 else 0.0
         if rel == 0 and not recency:
             continue
-        items.append(GateItem(f"{r['category']} ({r['domain']}, {r['created_at'][:10]}): "
-                              f"{r['summary']}", f"state:{r['id']}", rel + recency,
-                              STATE + rel))
+        items.append(GateItem(f"{r.category} ({r.domain}, {r.created_at[:10]}): {r.summary}",
+                              f"state:{r.id}", rel + recency, STATE + rel))
     return GateSection("state", TITLES["state"], _ranked(items, limit))
 
 
@@ -276,10 +270,7 @@ def pre_gate(
         # Only rules that bear on this action earn reinforcement when it passes.
         shown = [int(i.ref.split(":")[1]) for s in sections if s.name == "rules"
                  for i in s.items if i.relevance > 0]
-        with db.write():
-            gate.gate_id = db.execute(
-                "INSERT INTO gate_runs(at, agent, action, flow, rule_ids) VALUES (?,?,?,?,?)",
-                (timeutil.iso(timeutil.now()), agent, action, flow_name, json.dumps(shown)))
+        gate.gate_id = gate_runs.open_gate(db, agent, action, flow_name, shown)
     return gate
 
 
@@ -328,8 +319,8 @@ def post_gate(
         flow_store.get(db, flow)
     now = timeutil.now()
     with db.write():
-        gate = _open_gate(db, agent, gate_id, now)
-        flow_name = flow or (gate["flow"] if gate else None)
+        gate = gate_runs.find_open(db, agent, gate_id, now - OPEN_GATE_WINDOW)
+        flow_name = flow or (gate.flow if gate else None)
         effectiveness = None
         if flow_name:
             ran = flow_store.record(db, flow_name, outcome, actor=actor, agent=agent,
@@ -337,7 +328,7 @@ def post_gate(
             effectiveness = ran.effectiveness_line()
         reinforced: list[int] = []
         if outcome == "pass" and gate:
-            for rule_id in json.loads(gate["rule_ids"]):
+            for rule_id in gate.rule_ids:
                 if rule_id in violated:
                     continue
                 try:
@@ -350,7 +341,7 @@ def post_gate(
         for rule_id in violated:
             rule_store.violate(db, rule_id, actor=actor)
         category = "learning" if lesson else "task"
-        action = gate["action"] if gate else None
+        action = gate.action if gate else None
         head = lesson.strip() if lesson else f"[{outcome}] " + (action or summary)
         detail = f"{outcome}: {summary.strip()}" + (f" (flow {flow_name})" if flow_name else "")
         similar = state_store.find_similar(
@@ -363,42 +354,17 @@ def post_gate(
         else:
             entry = state_store.add(db, state_store.NewState(
                 agent=agent, category=category, summary=head, detail=detail,
-                domain=_domain_of(db, flow_name),
+                domain=flow_store.get(db, flow_name).domain if flow_name else "general",
                 status="completed" if outcome == "pass" and not lesson else "active",
             ), actor=actor)
         if gate:
-            db.execute("UPDATE gate_runs SET closed_at = ?, outcome = ? WHERE id = ?",
-                       (timeutil.iso(now), outcome, gate["id"]))
-            audit.record(db, actor, "gate.post", f"gate:{gate['id']}", None,
-                         {"outcome": outcome, "state": entry.id})
+            gate_runs.close(db, gate.id, outcome, actor=actor, state_id=entry.id)
     advice = []
     if lesson and not changed:
         advice.append(
             "This lesson is not permanent yet: nothing changed a script, a flow or a schema. "
             "Turn it into a flow step (memtui flows add/edit) or a gate check (a tool script "
             "or a critical rule), or it will be forgotten as the entry ages.")
-    return PostGate(agent, outcome, summary, gate["id"] if gate else None, action, flow_name,
+    return PostGate(agent, outcome, summary, gate.id if gate else None, action, flow_name,
                     effectiveness, reinforced, list(violated), entry.id, similar is not None,
                     advice)
-
-
-def _open_gate(db: Database, agent: str, gate_id: int | None,
-               now: datetime) -> dict[str, Any] | None:
-    if gate_id is not None:
-        gate = db.one("SELECT * FROM gate_runs WHERE id = ? AND agent = ?", (gate_id, agent))
-        if gate is None:
-            raise NotFound(f"no pre-action gate {gate_id} for agent {agent}")
-        if gate["closed_at"]:
-            raise MemtuiError(f"gate {gate_id} was already graded ({gate['outcome']})")
-        return gate
-    return db.one(
-        "SELECT * FROM gate_runs WHERE agent = ? AND closed_at IS NULL AND at >= ? "
-        "AND id > coalesce((SELECT max(id) FROM gate_runs WHERE agent = ? "
-        "AND closed_at IS NOT NULL), 0) ORDER BY id DESC LIMIT 1",
-        (agent, timeutil.iso(now - OPEN_GATE_WINDOW), agent))
-
-
-def _domain_of(db: Database, flow_name: str | None) -> str:
-    if not flow_name:
-        return "general"
-    return str(db.scalar("SELECT domain FROM flows WHERE name = ?", (flow_name,)) or "general")

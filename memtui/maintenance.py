@@ -11,7 +11,6 @@ within a couple of seconds; each step writes one audit row listing the ids it to
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -20,24 +19,14 @@ from typing import Any
 from memtui import timeutil
 from memtui.db import Database
 from memtui.home import Home
-from memtui.stores import audit, jobs, watermarks
+from memtui.stores import jobs, watermarks
 from memtui.stores import rules as rule_store
+from memtui.stores import state as state_store
+from memtui.stores.rules import Decayed
 
 ACTOR = "maintenance"
 LAST_CYCLE = "maintenance:last_cycle"
 PROMOTED_UPTO = "maintenance:promoted_upto:{category}"
-
-
-@dataclass(frozen=True)
-class Decayed:
-    id: int
-    rule: str
-    score: float
-    """The score after decay."""
-    status: str
-    """The status after decay."""
-    was: str
-    """The status before."""
 
 
 @dataclass
@@ -48,6 +37,7 @@ class MaintenanceReport:
     dry_run: bool
     decay_ran: bool = False
     decayed: list[Decayed] = field(default_factory=list)
+    """Rules that lost score, with their status before and after."""
     merged: list[tuple[int, list[int]]] = field(default_factory=list)
     """(surviving rule, rules merged into it)."""
     archived: list[int] = field(default_factory=list)
@@ -102,43 +92,20 @@ class _RollBack(Exception):
 
 def _decay(db: Database, report: MaintenanceReport, now: datetime, after_days: int,
            amount: float) -> None:
-    """Active and dormant rules unreinforced for ``after_days`` lose ``amount``; their status
-    follows the band. Critical rules never decay; retired ones stay as they are."""
-    cutoff = timeutil.iso(now - timedelta(days=after_days))
-    new_score = f"max({rule_store.MIN_SCORE}, round(score - {float(amount)}, 2))"
-    new_status = rule_store.band_sql(new_score, critical=False)
-    rows = db.rows(
-        f"UPDATE rules SET score = {new_score}, status = {new_status}, updated_at = ? "
-        "WHERE status IN ('active','dormant') AND last_reinforced < ? "
-        "RETURNING id, rule, score, status", (timeutil.iso(now), cutoff))
-    if not rows:
-        return
-    moved: dict[str, list[int]] = defaultdict(list)
-    for rule_id, rule, score, status in rows:
-        # The old status is the band of the old score (score + amount: never clamped above
-        # 9, as active rules stay below the critical band).
-        was = rule_store.band(score + amount)
-        report.decayed.append(Decayed(rule_id, rule, score, status, was))
-        if was != status:
-            moved[status].append(rule_id)
-    audit.record(db, ACTOR, "rules.decay", "rules",
-                 {"ids": [r[0] for r in rows]},
-                 {"score_delta": -amount, "status_changes": moved})
+    report.decayed = rule_store.decay_stale(
+        db, cutoff=timeutil.iso(now - timedelta(days=after_days)), amount=amount, actor=ACTOR)
 
 
 def _promote(db: Database, home: Home, report: MaintenanceReport, category: str) -> None:
     cfg = home.settings.maintenance
     key = PROMOTED_UPTO.format(category=category)
-    upto = int(watermarks.get(db, key) or 0)
-    rows = db.query(
-        "SELECT id, agent, domain, summary, confidence FROM state WHERE category = ? "
-        "AND status = 'active' AND id > ? ORDER BY id", (category, upto))
-    for row in rows:
-        summary = row["summary"].strip()
+    entries = state_store.new_since(db, category, int(watermarks.get(db, key) or 0))
+    for entry in entries:
+        summary = entry.summary.strip()
         if category == "rejected":
-            if row["confidence"] < cfg.promote_min_confidence:
+            if entry.confidence < cfg.promote_min_confidence:
                 # A rule that only a human can retire must not come from a guess.
-                report.skipped_low_confidence.append(row["id"])
+                report.skipped_low_confidence.append(entry.id)
                 continue
             body = summary.split(":", 1)[1].strip() if summary.lower().startswith(
                 "rejected:") else summary
@@ -148,72 +115,23 @@ def _promote(db: Database, home: Home, report: MaintenanceReport, category: str)
             score = cfg.rejection_rule_score
         else:
             rule_text, score = summary, cfg.learning_rule_score
-        existing = rule_store.find_by_key(db, rule_text, row["agent"])
+        existing = rule_store.find_by_key(db, rule_text, entry.agent)
         if existing:
             rule_store.reinforce(db, existing.id, actor=ACTOR, amount=0.5)
             report.reinforced_by_promotion.append(existing.id)
             continue
-        added = rule_store.add(db, rule_text, actor=ACTOR, score=score, domain=row["domain"],
-                               agent=row["agent"], source=category if category != "rejected"
-                               else "rejection", provenance=[f"state:{row['id']}"])
+        added = rule_store.add(db, rule_text, actor=ACTOR, score=score, domain=entry.domain,
+                               agent=entry.agent, source=category if category != "rejected"
+                               else "rejection", provenance=[f"state:{entry.id}"])
         (report.promoted_rejections if category == "rejected"
          else report.promoted_learnings).append(added.id)
-    if rows:
-        watermarks.put(db, key, str(rows[-1]["id"]))
-
-
-def _merge(db: Database, report: MaintenanceReport, now: datetime, bonus: float) -> None:
-    groups = db.rows(
-        "SELECT norm_key, agent FROM rules WHERE status != 'retired' "
-        "GROUP BY norm_key, agent HAVING count(*) > 1")
-    stamp = timeutil.iso(now)
-    for norm_key, agent in groups:
-        members = db.query(
-            "SELECT id, score, status, violations, provenance, last_reinforced FROM rules "
-            "WHERE norm_key = ? AND agent IS ? AND status != 'retired' "
-            "ORDER BY (status = 'critical') DESC, score DESC, id", (norm_key, agent))
-        survivor, rest = members[0], members[1:]
-        # A critical rule is only ever retired by a human: it never merges away.
-        losers = [m for m in rest if m["status"] != "critical"]
-        if not losers:
-            continue
-        provenance = json.loads(survivor["provenance"])
-        for m in losers:
-            provenance += [p for p in json.loads(m["provenance"]) if p not in provenance]
-            provenance.append(f"rule:{m['id']}")
-        if survivor["status"] == "critical":
-            score, status = rule_store.clamp(survivor["score"] + bonus), "critical"
-        else:
-            score = min(rule_store.ACTIVE_CEILING, rule_store.clamp(survivor["score"] + bonus))
-            status = rule_store.band(score)
-        violations = survivor["violations"] + sum(m["violations"] for m in losers)
-        reinforced = max([survivor["last_reinforced"], *(m["last_reinforced"] for m in losers)])
-        db.execute(
-            "UPDATE rules SET score = ?, status = ?, violations = ?, provenance = ?, "
-            "last_reinforced = ?, updated_at = ? WHERE id = ?",
-            (score, status, violations, json.dumps(provenance), reinforced, stamp,
-             survivor["id"]))
-        loser_ids = [m["id"] for m in losers]
-        db.executemany("UPDATE rules SET status = 'retired', score = min(score, 2.0), "
-                       "merged_into = ?, updated_at = ? WHERE id = ?",
-                       [(survivor["id"], stamp, i) for i in loser_ids])
-        audit.record(db, ACTOR, "rules.merge", f"rule:{survivor['id']}",
-                     {"score": survivor["score"], "violations": survivor["violations"]},
-                     {"score": score, "violations": violations, "merged": loser_ids})
-        report.merged.append((survivor["id"], loser_ids))
+    if entries:
+        watermarks.put(db, key, str(entries[-1].id))
 
 
 def _archive(db: Database, report: MaintenanceReport, now: datetime, days: int) -> None:
-    cutoff = timeutil.iso(now - timedelta(days=days))
-    ids = [r[0] for r in db.rows(
-        "UPDATE state SET status = 'archived', updated_at = ? "
-        "WHERE status = 'completed' AND completed_at < ? RETURNING id",
-        (timeutil.iso(now), cutoff))]
-    if not ids:
-        return
-    report.archived = sorted(ids)
-    audit.record(db, ACTOR, "state.archive", "state", {"status": "completed", "ids": ids},
-                 {"status": "archived"})
+    report.archived = state_store.archive_completed_before(
+        db, timeutil.iso(now - timedelta(days=days)), actor=ACTOR)
 
 
 def run_maintenance(
@@ -232,7 +150,7 @@ def run_maintenance(
                 watermarks.put(db, LAST_CYCLE, report.day)
             _promote(db, home, report, "rejected")
             _promote(db, home, report, "learning")
-            _merge(db, report, now, cfg.merge_bonus)
+            report.merged = rule_store.merge_duplicates(db, bonus=cfg.merge_bonus, actor=ACTOR)
             _archive(db, report, now, cfg.archive_completed_after_days)
             if dry_run:
                 raise _RollBack

@@ -286,3 +286,93 @@ def boot_rules(db: Database, agent: str, limit: int = 20) -> list[Rule]:
             "ORDER BY score DESC, last_reinforced DESC, id LIMIT ?",
             (status, floor, agent, limit - len(found)))]
     return found
+
+
+@dataclass(frozen=True)
+class Decayed:
+    """A rule that lost score in a decay cycle."""
+
+    id: int
+    rule: str
+    score: float
+    """The score after decay."""
+    status: str
+    """The status after decay."""
+    was: str
+    """The status before."""
+
+
+def decay_stale(db: Database, *, cutoff: str, amount: float, actor: str) -> list[Decayed]:
+    """Active and dormant rules last reinforced before ``cutoff`` lose ``amount`` (never
+    below 1); their status follows the band. Critical rules never decay; retired ones stay.
+
+    One set-based statement (this runs over every rule nightly) and one audit row listing
+    the ids and the status changes.
+    """
+    new_score = f"max({MIN_SCORE}, round(score - {float(amount)}, 2))"
+    with db.write():
+        rows = db.rows(
+            f"UPDATE rules SET score = {new_score}, "
+            f"status = {band_sql(new_score, critical=False)}, updated_at = ? "
+            "WHERE status IN ('active','dormant') AND last_reinforced < ? "
+            "RETURNING id, rule, score, status", (timeutil.iso(timeutil.now()), cutoff))
+        # The old status is the band of the old score (score + amount: never clamped above
+        # 9, as active rules stay below the critical band).
+        decayed = [Decayed(i, rule, score, status, band(score + amount))
+                   for i, rule, score, status in rows]
+        if decayed:
+            moved: dict[str, list[int]] = {}
+            for d in decayed:
+                if d.was != d.status:
+                    moved.setdefault(d.status, []).append(d.id)
+            audit.record(db, actor, "rules.decay", "rules", {"ids": [d.id for d in decayed]},
+                         {"score_delta": -amount, "status_changes": moved})
+    return decayed
+
+
+def merge_duplicates(db: Database, *, bonus: float, actor: str) -> list[tuple[int, list[int]]]:
+    """Merge near-duplicate live rules (same normalised 40-character key, same agent scope).
+
+    The highest-scored rule survives with ``bonus`` added (a rule that is not critical stays
+    below the critical band), violations summed and provenance combined; the others are
+    retired with ``merged_into`` pointing at it. A critical rule never merges away: only a
+    human retires it. Returns (survivor, merged ids) per group.
+    """
+    merged: list[tuple[int, list[int]]] = []
+    with db.write():
+        groups = db.rows("SELECT norm_key, agent FROM rules WHERE status != 'retired' "
+                         "GROUP BY norm_key, agent HAVING count(*) > 1")
+        for norm_key, agent in groups:
+            members = [_rule(r) for r in db.query(
+                "SELECT * FROM rules WHERE norm_key = ? AND agent IS ? AND status != 'retired' "
+                "ORDER BY (status = 'critical') DESC, score DESC, id", (norm_key, agent))]
+            survivor = members[0]
+            losers = [m for m in members[1:] if m.status != "critical"]
+            if not losers:
+                continue
+            provenance = list(survivor.provenance)
+            for m in losers:
+                provenance += [p for p in m.provenance if p not in provenance]
+                provenance.append(f"rule:{m.id}")
+            if survivor.status == "critical":
+                score, status = clamp(survivor.score + bonus), "critical"
+            else:
+                score = min(ACTIVE_CEILING, clamp(survivor.score + bonus))
+                status = band(score)
+            violations = survivor.violations + sum(m.violations for m in losers)
+            reinforced = max([survivor.last_reinforced, *(m.last_reinforced for m in losers)])
+            stamp = timeutil.iso(timeutil.now())
+            db.execute(
+                "UPDATE rules SET score = ?, status = ?, violations = ?, provenance = ?, "
+                "last_reinforced = ?, updated_at = ? WHERE id = ?",
+                (score, status, violations, json.dumps(provenance), reinforced, stamp,
+                 survivor.id))
+            loser_ids = [m.id for m in losers]
+            db.executemany("UPDATE rules SET status = 'retired', score = min(score, 2.0), "
+                           "merged_into = ?, updated_at = ? WHERE id = ?",
+                           [(survivor.id, stamp, i) for i in loser_ids])
+            audit.record(db, actor, "rules.merge", f"rule:{survivor.id}",
+                         {"score": survivor.score, "violations": survivor.violations},
+                         {"score": score, "violations": violations, "merged": loser_ids})
+            merged.append((survivor.id, loser_ids))
+    return merged

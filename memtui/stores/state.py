@@ -301,6 +301,51 @@ def find_similar(
     return best[1] if best else None
 
 
+def recent(
+    db: Database, *, category: str | None = None, agent: str | None = None,
+    exclude_category: str | None = None, statuses: Sequence[str] = ("active",), limit: int = 50,
+) -> list[StateEntry]:
+    """The newest entries of a category (or all but ``exclude_category``), newest first."""
+    where = [f"status IN ({', '.join('?' * len(statuses))})"]
+    params: list[Any] = list(statuses)
+    if category:
+        where.append("category = ?")
+        params.append(category)
+    if exclude_category:
+        where.append("category != ?")
+        params.append(exclude_category)
+    if agent:
+        where.append("agent = ?")
+        params.append(agent)
+    sql = (f"SELECT * FROM state WHERE {' AND '.join(where)} "
+           "ORDER BY created_at DESC, id DESC LIMIT ?")
+    return [_entry(r) for r in db.query(sql, [*params, limit])]
+
+
+REJECTION_STATUSES = ("active", "completed")
+"""A rejection stays in force when its entry is completed (v_rejected agrees)."""
+
+
+def new_since(db: Database, category: str, after_id: int) -> list[StateEntry]:
+    """Active entries of a category added after ``after_id``, oldest first."""
+    return [_entry(r) for r in db.query(
+        "SELECT * FROM state WHERE category = ? AND status = 'active' AND id > ? ORDER BY id",
+        (category, after_id))]
+
+
+def archive_completed_before(db: Database, cutoff: str, *, actor: str) -> list[int]:
+    """Archive every entry completed before ``cutoff`` in one statement; returns the ids."""
+    with db.write():
+        ids = sorted(r[0] for r in db.rows(
+            "UPDATE state SET status = 'archived', updated_at = ? "
+            "WHERE status = 'completed' AND completed_at < ? RETURNING id",
+            (timeutil.iso(timeutil.now()), cutoff)))
+        if ids:
+            audit.record(db, actor, "state.archive", "state",
+                         {"status": "completed", "ids": ids}, {"status": "archived"})
+    return ids
+
+
 def counts(db: Database, agent: str | None = None) -> dict[str, int]:
     """Active entries per category."""
     sql = "SELECT category, count(*) FROM state WHERE status = 'active'"
