@@ -247,7 +247,7 @@ def _fit(sections: list[GateSection], budget: int) -> dict[str, int]:
 
 def pre_gate(
     home: Home, db: Database, agent: str, action: str, *, budget: int | None = None,
-    record: bool = True,
+    record: bool = True, actor: str = "gate",
 ) -> PreGate:
     """Everything the agent should know before doing ``action``, within the token budget."""
     if not action.strip():
@@ -270,7 +270,7 @@ def pre_gate(
         # Only rules that bear on this action earn reinforcement when it passes.
         shown = [int(i.ref.split(":")[1]) for s in sections if s.name == "rules"
                  for i in s.items if i.relevance > 0]
-        gate.gate_id = gate_runs.open_gate(db, agent, action, flow_name, shown)
+        gate.gate_id = gate_runs.open_gate(db, agent, action, flow_name, shown, actor=actor)
     return gate
 
 

@@ -32,12 +32,15 @@ def _run(row: dict[str, Any]) -> GateRun:
 
 
 def open_gate(db: Database, agent: str, action: str, flow: str | None,
-              rule_ids: Sequence[int]) -> int:
+              rule_ids: Sequence[int], *, actor: str) -> int:
     """Record a pre-action gate; returns its id."""
     with db.write():
-        return db.execute(
+        gate_id = db.execute(
             "INSERT INTO gate_runs(at, agent, action, flow, rule_ids) VALUES (?,?,?,?,?)",
             (timeutil.iso(timeutil.now()), agent, action, flow, json.dumps(list(rule_ids))))
+        audit.record(db, actor, "gate.pre", f"gate:{gate_id}", None,
+                     {"agent": agent, "action": action, "flow": flow})
+        return gate_id
 
 
 def find_open(db: Database, agent: str, gate_id: int | None, since: datetime,
