@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
 
 from memtui.config import load_settings, render_settings
 from memtui.db import Database
@@ -163,3 +165,13 @@ def test_a_failed_retry_is_not_left_completed(seeded: Home, db: Database) -> Non
     if failed.state_updated:
         assert failed.state_id == ok.state_id
     assert st.get(db, failed.state_id).status == "active"
+
+
+@given(hst.text(max_size=40), hst.text(max_size=80))
+def test_relevance_fast_path_agrees_with_full_tokenising(action: str, other: str) -> None:
+    from memtui import text
+    from memtui.gates import _relevance
+
+    stems = set(text.keywords(action))
+    full = len(stems & set(text.keywords(other))) / len(stems) if stems else 0.0
+    assert _relevance(stems, other) == full
