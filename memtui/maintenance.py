@@ -1,4 +1,4 @@
-"""The nightly maintenance cycle: decay, band, merge, archive and promote.
+"""The nightly maintenance cycle: decay, band, merge, archive, promote and retention.
 
 One cycle per day: decay happens at most once per calendar day (UTC) however often the
 cycle runs; the other steps are idempotent. A dry run does everything in a transaction it
@@ -18,6 +18,7 @@ from typing import Any
 
 from memtui import timeutil
 from memtui.db import Database
+from memtui.extract.retention import apply_retention
 from memtui.home import Home
 from memtui.stores import jobs, watermarks
 from memtui.stores import rules as rule_store
@@ -152,6 +153,8 @@ def run_maintenance(
             _promote(db, home, report, "learning")
             report.merged = rule_store.merge_duplicates(db, bonus=cfg.merge_bonus, actor=ACTOR)
             _archive(db, report, now, cfg.archive_completed_after_days)
+            # Inside this transaction: a dry run rolls the deletions back with the rest.
+            report.retention = apply_retention(home, db, now=now).deleted
             if dry_run:
                 raise _RollBack
     except _RollBack:

@@ -8,7 +8,8 @@ memtui has no heartbeat). Times are local time, as in crontab.
 The daemon runs due jobs one after another, so no kind ever runs twice at once, and
 takes a per-kind lock file in the home so a manual run or a second daemon cannot
 overlap it either. A slot missed while another job ran is run once, not once per missed
-slot. Every run is logged in the jobs table. SIGTERM or SIGINT stops the daemon cleanly:
+slot. Every run is logged in the jobs table; an extraction in which every file failed
+is a failed run. SIGTERM or SIGINT stops the daemon cleanly:
 a running extraction ends after its current batch (its watermark is consistent), then
 the daemon exits 0.
 
@@ -164,8 +165,14 @@ def _run(home: Home, db: Database, kind: str, stop: Callable[[], bool] | None) -
         name, warning = steno.choose_extractor(home, None)
         report = steno.run(home, db, steno.Options(extractor=name, stop=stop,
                                                    wait_for_lock=False))
+        if report.all_failed:
+            # Logged as failed by the stenographer itself; the daemon says so too.
+            raise MemtuiError("every file failed: " + "; ".join(
+                f"{f.path}: {f.message}" for f in report.failed))
         c = report.counts()
         note = f"{c['turns_extracted']} turns, {sum(c['state_added'].values())} entries"
+        if report.failed:
+            note += f"; {len(report.failed)} file(s) failed"
         return f"{note}; {warning}" if warning else note
     if kind == "maintenance":
         from memtui.maintenance import run_maintenance

@@ -142,3 +142,18 @@ def test_dry_run_lists_exactly_what_changes(home: Home, db: Database) -> None:
     [d] = report.decayed
     assert (d.id, d.score, d.was, d.status) == (stale.id, 4.7, "active", "dormant")
     assert rules.get(db, stale.id).score == 5.2
+
+
+def test_retention_drops_old_episodes_but_keeps_incidents(home: Home, db: Database) -> None:
+    with db.write():
+        for kind, days in [("tool_call", 200), ("tool_call", 10), ("incident", 400)]:
+            db.execute("INSERT INTO episodes(agent, at, kind, summary, detail, session, "
+                       "created_at) VALUES ('ops', ?, ?, 'x', '', 's', ?)",
+                       (ago(days), kind, ago(days)))
+    dry = run_maintenance(home, db, dry_run=True, now=NOW)
+    assert dry.retention == {"tool_call": 1}
+    assert db.scalar("SELECT count(*) FROM episodes") == 3
+    real = run_maintenance(home, db, now=NOW)
+    assert real.retention == {"tool_call": 1}
+    kinds = sorted(r[0] for r in db.rows("SELECT kind FROM episodes"))
+    assert kinds == ["incident", "tool_call"]

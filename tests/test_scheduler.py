@@ -85,6 +85,20 @@ def test_missing_heartbeat_is_skipped_and_a_held_lock_skips_the_kind(
     assert scheduler.run_job(home, db, "maintenance").status == "ok"
 
 
+def test_an_extraction_where_every_file_fails_is_a_failed_job(
+    home: Home, db: Database, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json at all\n")
+    sources.add(db, str(bad), agent="main", actor="test")
+    result = scheduler.run_job(home, db, "extraction")
+    assert result.status == "failed"
+    assert result.message.startswith(f"every file failed: {bad}: not a transcript")
+    assert result.message.count(str(bad)) == 1
+    runs = [j for j in jobs.recent(db, limit=10) if j.kind == "extraction"]
+    assert [j.status for j in runs] == ["failed"]  # logged once, by the stenographer
+
+
 def test_sigterm_stops_the_daemon_cleanly(home: Home) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "memtui.cli.main", "--home", str(home.root), "daemon"],

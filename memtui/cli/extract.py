@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memtui.cli.common import emit_json, json_option, opened
+from memtui.stores.sources import FORMATS
 
 if TYPE_CHECKING:
     from memtui.extract.stenographer import Progress as StenoProgress
@@ -58,8 +59,9 @@ def render(report: RunReport) -> None:
                f"{report.seconds:.2f} s)")
     o = report.outcome
     click.echo(_line("state", dict(o.added)))
-    merged = {"updated": sum(o.updated.values()), "near-duplicates": o.duplicates,
-              "rejections already known": o.rejections_seen, "tombstoned": o.tombstoned}
+    merged = {"updated": sum(o.updated.values()), "superseded": sum(o.superseded.values()),
+              "near-duplicates": o.duplicates, "rejections already known": o.rejections_seen,
+              "tombstoned": o.tombstoned}
     merged = {k: v for k, v in merged.items() if v}
     if merged:
         click.echo(_line("merged", merged))
@@ -67,20 +69,25 @@ def render(report: RunReport) -> None:
     click.echo(_line("facts", dict(o.facts)))
     if report.skipped:
         click.echo(_line("skipped", dict(report.skipped)))
+    if report.unknown:
+        click.echo(_line("unknown", {f"{kind!r} lines": n for kind, n in report.unknown.items()}))
     if report.redacted:
         click.echo(_line("redacted", dict(report.redacted)))
     for f in report.files:
-        if f.status == "reset":
+        if f.status in ("reset", "read") and f.message:
             click.echo(f"  note       {f.path}: {f.message}")
     for problem in report.problems[:10]:
         click.echo(f"  problem    {problem}", err=True)
     if len(report.problems) > 10:
         click.echo(f"  problem    … and {len(report.problems) - 10} more", err=True)
-    for f in report.failed:
-        click.echo(f"  failed     {f.path}: {f.message} (the watermark stays; the next run "
-                   f"retries)", err=True)
     for path in report.daily_logs:
         click.echo(f"  daily log  {path}")
+    if report.failed:
+        # One line per file, on stderr; the watermarks stay, the next run retries.
+        for f in report.failed:
+            click.echo(f"error: {f.path}: {f.message}", err=True)
+        click.echo(f"{len(report.failed)} file(s) failed; their watermarks stay where they "
+                   "were and the next run retries them", err=True)
 
 
 def _since(value: str | None) -> Any:
@@ -97,8 +104,10 @@ def _since(value: str | None) -> Any:
 @click.command()
 @click.option("--agent", help="Only this agent's sources.")
 @click.option("--source", help="Only this source (id, pattern or one of its files).")
-@click.option("--since", help="Skip turns older than this date (YYYY-MM-DD or ISO time).")
-@click.option("--dry-run", is_flag=True, help="Show what would be captured; write nothing.")
+@click.option("--since", help="Only extract turns from this date on (YYYY-MM-DD or ISO time); "
+              "older ones are left for a later run without --since.")
+@click.option("--dry-run", is_flag=True, help="Show what would be captured; write nothing "
+              "(works on a scratch copy of memory.db).")
 @click.option("--extractor", type=click.Choice(["local", "llm"]),
               help="Override [extract] extractor (llm needs ANTHROPIC_API_KEY).")
 @click.option("--wait", is_flag=True, help="Wait for a running extraction instead of failing.")
@@ -106,14 +115,17 @@ def _since(value: str | None) -> Any:
 @click.pass_context
 def extract(ctx: click.Context, agent: str | None, source: str | None, since: str | None,
             dry_run: bool, extractor: str | None, wait: bool, as_json: bool) -> None:
-    """Extract memory from new transcript turns (from each file's watermark)."""
+    """Extract memory from new transcript turns (from each file's watermark).
+
+    Exits 1 when every file it tried to read failed (one error line per file).
+    """
     from memtui.extract import stenographer as steno
 
     with opened(ctx) as (home, db):
         name, warning = steno.choose_extractor(home, extractor)
         if warning:
             click.echo(f"warning: {warning}", err=True)
-        options = steno.Options(agent=home.agent(agent) if agent else None, source=source,
+        options = steno.Options(agent=home.agent(agent, db) if agent else None, source=source,
                                 since=_since(since), dry_run=dry_run, extractor=name,
                                 wait_for_lock=wait)
         with progress_bar(not as_json and sys.stderr.isatty()) as update:
@@ -124,13 +136,15 @@ def extract(ctx: click.Context, agent: str | None, source: str | None, since: st
                                      "problems_list": report.problems})
     else:
         render(report)
+    if report.all_failed:
+        ctx.exit(1)
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--agent", help="The agent these sessions belong to (default agent if unset).")
-@click.option("--format", "fmt", type=click.Choice(["auto", "openclaw", "claude-code", "generic"]),
-              default="auto", show_default=True, help="Transcript format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+              help="Transcript format.")
 @click.option("--dry-run", is_flag=True, help="Show what would be seeded; write nothing.")
 @json_option
 @click.pass_context

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("memtui.cli.search", "recall"),
     "get": ("memtui.cli.memory", "get"),
     "remember": ("memtui.cli.memory", "remember"),
+    "forget": ("memtui.cli.forget", "forget"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

@@ -5,6 +5,13 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
+from memtui.errors import ConfigError, MemtuiError
+from memtui.stores.sources import FORMATS
+
+
+def _missing(home_path: object) -> MemtuiError:
+    return MemtuiError(f"{home_path} does not exist; run `memtui init` to write the default "
+                       "policy (it keeps the files that are already there)")
 
 
 @click.group()
@@ -19,7 +26,13 @@ def check(ctx: click.Context) -> None:
     from memtui.extract.policy import validate_policy
 
     home = home_of(ctx)
-    errors = validate_policy(home.policy_path.read_text(encoding="utf-8"), home.policy_path)
+    try:
+        text = home.policy_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _missing(home.policy_path) from None
+    except UnicodeDecodeError:
+        raise ConfigError(home.policy_path, "(encoding)", "UTF-8 text") from None
+    errors = validate_policy(text, home.policy_path)
     for error in errors:
         click.echo(f"error: {error}", err=True)
     if errors:
@@ -29,8 +42,8 @@ def check(ctx: click.Context) -> None:
 
 @policy.command("test")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["auto", "openclaw", "claude-code", "generic"]),
-              default="auto", show_default=True, help="Transcript format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+              help="Transcript format.")
 @click.option("--quiet", "-q", is_flag=True, help="Only turns that capture or refuse something.")
 @json_option
 @click.pass_context
@@ -44,6 +57,8 @@ def test(ctx: click.Context, file: str, fmt: str, quiet: bool, as_json: bool) ->
     from memtui.extract.local import LocalExtractor
 
     home = home_of(ctx)
+    if not home.policy_path.exists():
+        raise _missing(home.policy_path)
     turns = explain(file, steno.load_gate(home), LocalExtractor(), fmt=fmt)
     if as_json:
         emit_json(turns)

@@ -116,10 +116,6 @@ class _Segment:
         return bool(self.steps) and all(s.outcome == "ok" for s in self.steps)
 
 
-class _Rollback(Exception):
-    pass
-
-
 _SKIP_WITH_ARG = frozenset({"-u", "-g", "-C", "--user", "--group"})
 _PREFIXES = frozenset({"sudo", "cd", "&&", "env", "time", "nice", "exec", "command"})
 
@@ -270,14 +266,13 @@ def backtest(home: Home, db: Database, paths: list[str], *, agent: str, fmt: str
     """Seed a home from historical sessions; see the module docstring."""
     if not paths:
         raise MemtuiError("backtest needs at least one transcript file or glob")
-    try:
-        with db.write():
-            result = _backtest(home, db, paths, agent=agent, fmt=fmt, dry_run=dry_run)
-            if dry_run:
-                raise _Rollback
-    except _Rollback:
-        pass
-    return result
+    if dry_run:
+        # Everything happens in a scratch copy of memory.db: no write lock on the real one.
+        with steno.scratch_copy(home, db) as scratch:
+            return _backtest(home, scratch, paths, agent=agent, fmt=fmt, dry_run=True)
+    # Each step commits on its own (batch by batch), so agents are not blocked for the
+    # whole backtest; every step is idempotent, so an interrupted backtest just runs again.
+    return _backtest(home, db, paths, agent=agent, fmt=fmt, dry_run=False)
 
 
 def _backtest(home: Home, db: Database, paths: list[str], *, agent: str, fmt: str,
@@ -291,7 +286,8 @@ def _backtest(home: Home, db: Database, paths: list[str], *, agent: str, fmt: st
             source = source_store.add(db, raw, agent=agent, fmt=fmt, actor=steno.ACTOR)
         ids.append(source.id)
     stenographer = steno.Stenographer(home, db, steno.Options(
-        agent=agent, source_ids=ids, extractor="local", dry_run=dry_run, job=not dry_run))
+        agent=agent, source_ids=ids, extractor="local", dry_run=dry_run, scratch=dry_run,
+        job=not dry_run))
     report = stenographer.run()
     result = BacktestResult(report)
 

@@ -8,51 +8,116 @@ Rules, applied in this order to every candidate:
 2. **Rejections are never stored twice.** A rejected candidate whose normalised
    summary is at least ``threshold`` similar to *any* earlier rejection of the agent
    (whatever its status or domain) is dropped.
-3. **Near-duplicates update.** A state candidate at least ``threshold`` similar to an
-   active or completed entry of the same category and domain updates that entry (new
-   wording, higher confidence) instead of adding one. Similarity is
-   ``memtui.text.similarity``: difflib's ratio over the normalised texts (lowercase,
-   runs of non-alphanumerics as one space). The threshold is ``[extract] similarity``
-   in memtui.toml, 0.82 by default: it joins rewordings such as "Don't restart postgres
-   during business hours" / "don't restart Postgres in business hours!" and keeps
-   "use pnpm" apart from "use npm".
+3. **Restatements update, changes supersede.** A state candidate at least ``threshold``
+   similar to an active or completed entry of the same category and domain is the same
+   entry only when it names the same things: every *mark* of one text (a token with a
+   digit -- 15, v2.3, 10:00 --, an identifier -- phx.server, user_id, camelCase --, or a
+   capitalised word past the first -- Postgres, GPU) must be a word of the other
+   (``marks``, ``same_marks``).
+   - Same marks: a restatement. It updates the entry in place (new wording, higher
+     confidence) and the entry now cites the latest message (``source_entry``,
+     ``source_file``); the audit row keeps the previous source.
+   - Different marks in a decision, context, learning or agent_state entry: the
+     decision changed ("Postgres 15" -> "Postgres 16"). The candidate is added as a new
+     entry citing its own message and the old entry is marked superseded by it
+     (``state.link_superseded``: the chain answers "what did we decide before?").
+   - Different marks in a task, discovery or rejection: another thing (task 12 is not
+     task 13), added as its own entry.
+   Similarity is ``memtui.text.similarity``: difflib's ratio over the normalised texts
+   (lowercase, runs of non-alphanumerics as one space). The threshold is ``[extract]
+   similarity`` in memtui.toml, 0.82 by default: it joins rewordings such as "Don't
+   restart postgres during business hours" / "don't restart Postgres in business hours!"
+   and keeps "use pnpm" apart from "use npm".
 4. **Facts supersede.** A fact with an existing key and a new value supersedes the
    current one; the same value changes nothing.
 
 The in-memory index keeps a run fast: a candidate is compared character by character
 only with entries whose keywords (stems, stopwords dropped) overlap its own with a Dice
 coefficient of 0.6 or more, whose word sequences are at least half alike and whose
-length allows the threshold.
+length allows the threshold. A keyword shared by more than ``COMMON_KEY`` entries only
+counts for entries found through rarer keywords (or the most recent ``COMMON_KEY``), so
+thousands of "add endpoint N" tasks do not make every candidate walk all of them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from memtui import text
+from memtui import text, timeutil
 from memtui.db import Database
+from memtui.errors import MemtuiError
 from memtui.extract.candidates import EpisodeCandidate, Extraction, FactCandidate, StateCandidate
-from memtui.stores import episodes, facts, state
+from memtui.stores import audit, episodes, facts, state
 from memtui.stores.tombstones import Graveyard
 
 ACTOR = "extractor"
 DEFAULT_THRESHOLD = 0.82
+
+SUPERSEDING = frozenset({"decision", "context", "learning", "agent_state"})
+"""Categories where a similar entry with other numbers or names replaces the old one (the
+decision changed); in the others (task, discovery, rejected) it is another entry."""
 
 
 def _keys(norm: str) -> frozenset[str]:
     return frozenset(text.keywords(norm)) or frozenset(norm.split())
 
 
-@dataclass
+_TOKEN = re.compile(r"[0-9A-Za-z][\w.:/@+-]*")
+_IDENT_INNER = re.compile(r"[._:/@+]|[a-z][A-Z]")
+
+
+def marks(summary: str) -> frozenset[str]:
+    """The tokens that tell one entry from a similar one, lowercased: tokens with a digit
+    (15, v2.3, 10:00, 10.0.0.5), identifiers (phx.server, user_id, src/app.py, camelCase)
+    and capitalised words after the first (Postgres, GPU, Dana)."""
+    out: set[str] = set()
+    for i, m in enumerate(_TOKEN.finditer(summary)):
+        token = m.group(0).rstrip(".:/@+-")
+        if not token:
+            continue
+        if (any(ch.isdigit() for ch in token) or _IDENT_INNER.search(token)
+                or "_" in token[1:] or (i > 0 and len(token) > 1 and token[0].isupper())):
+            out.add(token.lower())
+    return frozenset(out)
+
+
+def words_of(summary: str, norm: str | None = None) -> frozenset[str]:
+    """Every word of a text, as tokens (``phx.server``) and as normalised words."""
+    tokens = {m.group(0).rstrip(".:/@+-").lower() for m in _TOKEN.finditer(summary)}
+    return frozenset(tokens | set((norm if norm is not None else text.normalise(summary))
+                                  .split()))
+
+
+def same_marks(marks_a: frozenset[str], words_a: frozenset[str], marks_b: frozenset[str],
+               words_b: frozenset[str]) -> bool:
+    """True when each text's marks are words of the other: "Postgres 15" and "postgres
+    15" name the same things, "Postgres 15" and "Postgres 16" do not."""
+    return marks_a <= words_b and marks_b <= words_a
+
+
+@dataclass(eq=False)
 class _Item:
     id: int | None
     """None while the entry waits to be inserted at the end of the batch."""
     norm: str
     keys: frozenset[str]
     pending: StateCandidate | None = None
+    marks: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()
+    supersedes: _Item | None = None
+    """The entry this one replaces (a changed decision), linked once both have ids."""
+
+
+@dataclass(frozen=True)
+class Match:
+    item: _Item
+    same: bool
+    """Same marks: a restatement. False: similar words about other numbers or names."""
 
 
 MAX_COMPARISONS = 12
@@ -61,6 +126,8 @@ MIN_KEYWORD_DICE = 0.6
 """Keyword overlap (Dice) an entry needs before its characters are compared."""
 MIN_WORD_RATIO = 0.5
 """difflib ratio over the words an entry needs before its characters are compared."""
+COMMON_KEY = 256
+"""A keyword shared by more entries than this only counts for entries found otherwise."""
 
 
 class SimilarityIndex:
@@ -83,15 +150,51 @@ class SimilarityIndex:
         for key in item.keys:
             index[key].append(item)
 
-    def best(self, bucket: object, norm: str) -> _Item | None:
-        """The most similar item of the bucket at or above the threshold, if any."""
+    def remove(self, bucket: object, item: _Item) -> None:
+        """Forget an item (an entry that was superseded is no longer matched)."""
+        index = self._by_key.get(bucket)
+        if not index:
+            return
+        for key in item.keys:
+            items = index.get(key)
+            if items is not None:
+                try:
+                    items.remove(item)
+                except ValueError:
+                    pass
+
+    def best(self, bucket: object, norm: str, marks_: frozenset[str] = frozenset(),
+             words: frozenset[str] | None = None) -> _Item | None:
+        """The most similar item of the bucket at or above the threshold that names the
+        same things (same marks), if any."""
+        found = self.find(bucket, norm, marks_, words)
+        return found.item if found else None
+
+    def find(self, bucket: object, norm: str, marks_: frozenset[str] = frozenset(),
+             words: frozenset[str] | None = None, *, changed: bool = False) -> Match | None:
+        """The most similar item at or above the threshold: one with the same marks if
+        there is one; else, when ``changed``, the most similar one with other marks."""
         index = self._by_key.get(bucket)
         if not index or not norm:
             return None
+        if words is None:
+            words = frozenset(norm.split())
         keys = _keys(norm)
         shared: dict[int, list[Any]] = {}
-        for key in keys:
-            for item in index.get(key, ()):
+        # Rare keywords first; a common one only counts for entries already found, or
+        # seeds the most recent COMMON_KEY entries when nothing rarer matched.
+        for key in sorted(keys, key=lambda k: len(index.get(k, ()))):
+            items = index.get(key)
+            if not items:
+                continue
+            if len(items) > COMMON_KEY:
+                if shared:
+                    for known in shared.values():
+                        if key in known[1].keys:
+                            known[0] += 1
+                    continue
+                items = items[-COMMON_KEY:]
+            for item in items:
                 slot = shared.get(id(item))
                 if slot is None:
                     shared[id(item)] = [1, item]
@@ -100,29 +203,42 @@ class SimilarityIndex:
         if not shared:
             return None
         n = len(norm)
-        words = norm.split()
+        split = norm.split()
         # Dice coefficient of the keyword sets: a cheap gate before difflib.
         ranked = sorted(
             (slot for slot in shared.values()
              if 2 * slot[0] >= MIN_KEYWORD_DICE * (len(keys) + len(slot[1].keys))),
             key=lambda slot: -slot[0])[:MAX_COMPARISONS]
-        best: tuple[float, _Item] | None = None
+        best_same: tuple[float, _Item] | None = None
+        best_changed: tuple[float, _Item] | None = None
         for _, item in ranked:
-            if item.norm == norm:
-                return item
+            same = same_marks(marks_, words, item.marks, item.words)
+            if not same and not changed:
+                continue  # another thing: never the same entry
+            if item.norm == norm and same:
+                return Match(item, True)
             m = len(item.norm)
             if 2 * min(n, m) / (n + m) < self.threshold:
                 continue
-            if SequenceMatcher(None, words, item.norm.split(), autojunk=False).ratio() < (
+            if SequenceMatcher(None, split, item.norm.split(), autojunk=False).ratio() < (
                     MIN_WORD_RATIO):
                 continue
             sm = SequenceMatcher(None, norm, item.norm, autojunk=False)
             if sm.quick_ratio() < self.threshold:
                 continue
             score = sm.ratio()
-            if score >= self.threshold and (best is None or score > best[0]):
-                best = (score, item)
-        return best[1] if best else None
+            if score < self.threshold:
+                continue
+            if same:
+                if best_same is None or score > best_same[0]:
+                    best_same = (score, item)
+            elif best_changed is None or score > best_changed[0]:
+                best_changed = (score, item)
+        if best_same is not None:
+            return Match(best_same[1], True)
+        if best_changed is not None:
+            return Match(best_changed[1], False)
+        return None
 
 
 @dataclass
@@ -132,6 +248,9 @@ class Outcome:
     added: Counter[str] = field(default_factory=Counter)
     """State entries added, per category."""
     updated: Counter[str] = field(default_factory=Counter)
+    """Entries restated in other words (updated in place, citing the latest message)."""
+    superseded: Counter[str] = field(default_factory=Counter)
+    """Entries replaced by a changed one (different numbers or names), per category."""
     duplicates: int = 0
     rejections_seen: int = 0
     tombstoned: int = 0
@@ -146,6 +265,7 @@ class Outcome:
     def merge(self, other: Outcome) -> None:
         self.added.update(other.added)
         self.updated.update(other.updated)
+        self.superseded.update(other.superseded)
         self.duplicates += other.duplicates
         self.rejections_seen += other.rejections_seen
         self.tombstoned += other.tombstoned
@@ -191,7 +311,9 @@ class Consolidator:
             f"AND status IN ({statuses})", (self.agent, category))
         for entry_id, domain, summary in rows:
             norm = text.normalise(summary)
-            self._index.add(self._bucket(category, domain), _Item(entry_id, norm, _keys(norm)))
+            self._index.add(self._bucket(category, domain),
+                            _Item(entry_id, norm, _keys(norm), marks=marks(summary),
+                                  words=words_of(summary, norm)))
 
     def _state(self, cands: list[StateCandidate], out: Outcome) -> None:
         new_items: list[_Item] = []
@@ -204,28 +326,37 @@ class Consolidator:
             if not norm:
                 continue
             bucket = self._bucket(c.category, c.domain)
-            match = self._index.best(bucket, norm)
-            if match is None:
-                item = _Item(None, norm, _keys(norm), pending=c)
+            c_marks, c_words = marks(c.summary), words_of(c.summary, norm)
+            found = self._index.find(bucket, norm, c_marks, c_words,
+                                     changed=c.category in SUPERSEDING)
+            if found is None or not found.same:
+                item = _Item(None, norm, _keys(norm), pending=c, marks=c_marks, words=c_words)
+                if found is not None:
+                    # A changed decision: the new entry replaces the old one.
+                    item.supersedes = found.item
+                    self._index.remove(bucket, found.item)
                 self._index.add(bucket, item)
                 new_items.append(item)
                 continue
+            match = found.item
             if c.category == "rejected":
                 out.rejections_seen += 1
                 continue
             if match.pending is not None:
-                out.duplicates += 1
-                continue
-            if match.norm == norm:
+                # Restated before it was written: it is written once, citing the latest.
+                match.pending = dataclasses.replace(
+                    match.pending, summary=c.summary, detail=c.detail or match.pending.detail,
+                    source_entry=c.source_entry,
+                    confidence=max(match.pending.confidence, c.confidence))
+                match.norm = norm
                 out.duplicates += 1
                 continue
             assert match.id is not None
-            current = state.get(self.db, match.id)
-            state.update(self.db, match.id, actor=self.actor, summary=c.summary,
-                         detail=c.detail or None,
-                         confidence=max(current.confidence, c.confidence))
+            if self._restate(match.id, c):
+                out.updated[c.category] += 1
+            else:
+                out.duplicates += 1
             match.norm = norm
-            out.updated[c.category] += 1
         if not new_items:
             return
         pending = [item.pending for item in new_items if item.pending is not None]
@@ -238,7 +369,42 @@ class Consolidator:
         for item, p, entry_id in zip(new_items, pending, ids, strict=True):
             item.id, item.pending = entry_id, None
             out.added[p.category] += 1
-            out.log[_day(p.at)].append(f"- **{p.category}** {p.summary}  `{_ref(p.source_entry)}`")
+            note = ""
+            if item.supersedes is not None and item.supersedes.id is not None:
+                try:
+                    state.link_superseded(self.db, item.supersedes.id, entry_id,
+                                          actor=self.actor)
+                except MemtuiError:
+                    pass  # superseded or removed by a human since it was loaded: keep both
+                else:
+                    out.superseded[p.category] += 1
+                    note = f" (replaces #{item.supersedes.id})"
+            out.log[_day(p.at)].append(
+                f"- **{p.category}** {p.summary}{note}  `{_ref(p.source_entry)}`")
+
+    def _restate(self, entry_id: int, c: StateCandidate) -> bool:
+        """Update an entry with a restatement: its latest words, the higher confidence and
+        the latest message as its source. True when the words changed (an update), False
+        for the same words (a duplicate, whose newer source is still recorded)."""
+        row = self.db.one("SELECT summary, detail, confidence, source_file, source_entry "
+                          "FROM state WHERE id = ?", (entry_id,))
+        if row is None:
+            return False
+        reworded = text.normalise(row["summary"]) != text.normalise(c.summary)
+        wanted: dict[str, Any] = {
+            "confidence": max(float(row["confidence"]), c.confidence),
+            "source_file": self.source_file or row["source_file"],
+            "source_entry": c.source_entry}
+        if reworded:
+            wanted |= {"summary": c.summary.strip(), "detail": c.detail or row["detail"]}
+        changes = {k: v for k, v in wanted.items() if v != row[k]}
+        if changes:
+            sets = ", ".join(f"{k} = ?" for k in changes)
+            self.db.execute(f"UPDATE state SET {sets}, updated_at = ? WHERE id = ?",
+                            (*changes.values(), timeutil.iso(timeutil.now()), entry_id))
+            audit.record(self.db, self.actor, "state.update", f"state:{entry_id}",
+                         {k: row[k] for k in changes}, changes)
+        return reworded
 
     # -- episodes ------------------------------------------------------------------------
 

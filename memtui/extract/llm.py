@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 NAME = "llm"
 TOOL_NAME = "record_memory"
 EPISODE_KINDS = ("decision", "incident", "fix", "note")
+UNSURE_REJECTION = 0.6
+"""Confidence of a rejection the model gave none for: below the 0.7 that makes a rule."""
 MAX_TURN_CHARS = 6000
 """A single turn's text is cut to this many characters before it is sent."""
 
@@ -68,6 +70,11 @@ State entries, one category each:
 - discovery: something found out (a root cause, how a system behaves).
 - learning: a lesson or standing rule ("always", "next time", a fix that worked after \
 a failure).
+A rejection's summary names what was rejected ("Don't add Redis", not "I'd rather not"). \
+Its confidence matters: rejections become hard rules. Give 0.9 or more only to a clear \
+one (an explicit "no, don't X", "never X", "I'd rather not X"); give 0.5-0.6 to a short \
+or ambiguous reply ("No.", "No rollback.") and to a prohibition inside an instruction \
+("apply it to dev only, and don't touch staging").
 Summaries are one self-contained sentence (under 200 characters) in the speaker's terms. \
 Domain is one lowercase word (deploy, testing, database, git, infra, security, \
 dependencies, frontend, docs, api, general).
@@ -344,7 +351,8 @@ def parse_response(message: Any, by_id: dict[str, PreparedTurn]) -> Extraction:
         out.state.append(StateCandidate(
             category=str(category), summary=summary, source_entry=pt.id, domain=domain,
             detail=_text(item, "detail", where, required=False, limit=1000),
-            confidence=_confidence(item, where, 0.8), at=pt.at, session=pt.turn.session))
+            confidence=_confidence(item, where, UNSURE_REJECTION if category == "rejected"
+                                   else 0.8), at=pt.at, session=pt.turn.session))
     for i, item in enumerate(data.get("facts", [])):
         where = f"facts[{i}]"
         pt = turn_of(item, where)

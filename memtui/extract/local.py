@@ -20,6 +20,22 @@ turns sentence by sentence and recognises:
 
 Every candidate cites the message id it came from. Rules favour precision: a sentence
 that matches nothing produces nothing, and questions are never rejections.
+
+Confidence of a rejection (the nightly maintenance turns rejections into CRITICAL rules,
+and only promotes those of confidence >= 0.7):
+
+- 0.95 a refused tool use (an action, not words);
+- 0.9 a clear one: a prohibition opening the sentence ("no, don't add Redis", "never
+  deploy on Fridays", "please don't push to main", "stop adding emojis") or a stated
+  will ("I'd rather not run another stateful service", "let's not", "I don't want ...",
+  "we're not posting to HN", "that's wrong, ..."), with at least three words;
+- 0.8 a "No X ..." rule ("No pricing in launch posts");
+- 0.6 a "no" followed by something else ("No, I think Postgres is enough");
+- 0.55 an ambiguous one: a short reply ("No.", "No rollback.", "Revert that") that can
+  only be read against the question it answers, or a prohibition inside an instruction
+  ("apply it to the local dev db only, and don't touch staging");
+- 0.6 a rejection the assistant reports ("we decided against a rollback"), and one the
+  policy captured that no rule recognised (``extract.enforce``).
 """
 
 from __future__ import annotations
@@ -139,23 +155,54 @@ _PROHIBIT_START = _rx(
     r"no more|cease|refrain from)\b(?!\s+(?:worry|know|mind|hesitate|forget|ask|mention|"
     r"think|see|understand|get me wrong))"
 )
-_REJECT_ANY = _rx(
+# A stated will: clear wherever it stands in the sentence.
+_REJECT_WILL = _rx(
     rf"\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer) not\b"
     rf"|\blet{_APOS}s not\b"
     rf"|\b(?:i|we) (?:{DONT}|really {DONT}|do not) (?:want|like|need)\b"
     rf"|\bwe (?:shouldn{_APOS}t|should not|won{_APOS}t|will not|must not|mustn{_APOS}t)\b"
-    rf"|\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
     rf"|\bthat{_APOS}s (?:wrong|not (?:right|correct|what i))\b"
+    r"|\b(?:absolutely|definitely|certainly) not\b|\bi said no\b"
+    rf"|\b(?:we|i)(?:{_APOS}re|{_APOS}m| are| am) not (?:going to |gonna )?\w+ing\b"
+    r"|\b(?:decided against|ruled out)\b"
+)
+# An order not to: clear when it opens the sentence, ambiguous inside an instruction.
+_REJECT_ORDER = _rx(
+    rf"\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
     r"|\b(?:revert|undo|roll back) (?:that|this|it|those|these|the change|your change)\b"
     r"|\bnot like (?:that|this)\b"
     rf"|\b(?:please|pls) {DONT}\b"
     r"|\b(?:stop|quit) (?:doing|using|adding|running|calling|making|writing|it|that)\b"
     rf"|\b{DONT} (?:ever|do that|do this|use|add|touch|change|run|push|commit|delete|"
     r"modify|create|install|call|remove|rename|deploy|merge|restart|edit|rewrite|write)\b"
-    r"|\b(?:absolutely|definitely|certainly) not\b|\bi said no\b"
-    rf"|\b(?:we|i)(?:{_APOS}re|{_APOS}m| are| am) not (?:going to |gonna )?\w+ing\b"
-    r"|\b(?:decided against|ruled out)\b"
 )
+
+CLEAR = 0.9
+"""Confidence of a clear rejection (see the module docstring for the whole scale)."""
+RULE = 0.8
+"""A "No X in Y" rule."""
+NO_BUT = 0.6
+"""A "no" followed by something else than a prohibition."""
+AMBIGUOUS = 0.55
+"""A short reply or a prohibition inside an instruction."""
+REFUSAL = 0.95
+"""A refused tool use."""
+
+
+def rejection_confidence(s: str) -> float | None:
+    """How sure a sentence (lead words already dropped) is a rejection; None: it is not."""
+    lower = s.lower()
+    n_words = len(s.split())
+    if _PROHIBIT_START.search(lower):
+        return CLEAR if n_words >= 3 else AMBIGUOUS
+    if _REJECT_WILL.search(lower):
+        return CLEAR if n_words >= 3 else NO_BUT
+    m = _REJECT_ORDER.search(lower)
+    if m is None:
+        return None
+    if lower[:m.start()].strip(" ,;:-—"):
+        return AMBIGUOUS  # "apply it to dev only, and don't touch staging"
+    return CLEAR if n_words >= 3 else AMBIGUOUS
 _ASSISTANT_REJECT = _rx(
     r"\b(?:decided against|ruled out|(?:i|we) rejected|not viable|dead end|gave up on|"
     r"giving up on|abandon(?:ed|ing)? (?:the|this|that)|won'?t work (?:because|since|here))\b"
@@ -296,6 +343,32 @@ REFUSED = _rx(
 )
 
 
+REFUSAL_CHARS = 120
+"""A refused tool use's summary: "Refused tool use: <tool>: <its gist>", cut to this."""
+_HARNESS_REFUSAL = _rx(
+    r"the user doesn't want to (?:proceed with|take) this (?:tool use|action)[^.]*\.?"
+    r"|the tool use was rejected(?: \([^)]*\))?\.?"
+    r"|stop what you are doing and wait for the user to tell you how to proceed\.?"
+    r"|\[request interrupted by user[^\]]*\]"
+    r"|(?:permission|tool use) (?:was )?denied by (?:the )?user\.?"
+)
+_USER_SAID = _rx(r"the user said:\s*")
+
+
+def refusal_reason(content: str) -> str:
+    """The human's own words in a refusal, without the harness's boilerplate ("" if none).
+
+    Claude Code appends what the user typed after "To tell you how to proceed, the user
+    said:"; everything else in the result is the same fixed text every time.
+    """
+    said = _USER_SAID.search(content)
+    if said is not None:
+        return shorten(content[said.end():].strip(), DETAIL_CHARS)
+    rest = _HARNESS_REFUSAL.sub(" ", content)
+    rest = re.sub(r"\s+", " ", rest).strip(" .")
+    return shorten(rest, DETAIL_CHARS) if len(rest.split()) >= 2 else ""
+
+
 def _fact(sentence: str, turn: PreparedTurn) -> FactCandidate | None:
     for pattern, mode in _FACT_RULES:
         m = pattern.search(sentence)
@@ -379,9 +452,11 @@ class LocalExtractor:
             gist = res.call.gist if res.call else (res.name or "a tool")
             if res.refused:
                 out.outcomes.append((res.call_id, "refused"))
-                out.state.append(self._state(pt, "rejected", f"Refused tool use: {gist}",
-                                             res.content, confidence=0.95))
-                out.episodes.append(self._episode(pt, "rejection", f"Refused tool use: {gist}",
+                summary = shorten(f"Refused tool use: {gist}", REFUSAL_CHARS)
+                reason = refusal_reason(res.content)
+                out.state.append(self._state(pt, "rejected", summary, reason,
+                                             confidence=REFUSAL))
+                out.episodes.append(self._episode(pt, "rejection", summary, reason,
                                                   tool=res.name, ref=res.call_id,
                                                   outcome="refused"))
             elif res.is_error:
@@ -428,16 +503,26 @@ class LocalExtractor:
                 not rest or s[m.end():].lstrip()[:1] in ("", ",", ".", "!", ":", ";", "-", "—"))
             if not bare:
                 # "No pricing in launch posts": the whole sentence is the prohibition.
-                return "rejected", self._with_ask(s, pt), 0.9
+                sure = RULE if len(s.split()) >= 4 else AMBIGUOUS
+                return "rejected", self._with_ask(s, pt), sure
+            if rest and not rest.rstrip().endswith("?"):
+                inner = rejection_confidence(rest)
+                if inner is not None:
+                    # "No, don't add Redis": what follows the no says what is rejected.
+                    return "rejected", self._with_ask(_capital(rest), pt), inner
             if len(rest.split()) >= 4:
-                return "rejected", rest[:1].upper() + rest[1:], 0.9
+                ask = _last_ask(pt.previous_assistant)
+                summary = _capital(rest) + (f" — re: {ask}" if ask else "")
+                return "rejected", summary, NO_BUT
             ask = _last_ask(pt.previous_assistant)
             if ask:
-                summary = f"{rest} — re: {ask}" if rest else f"Declined: {ask}"
-                return "rejected", summary, 0.85
+                summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
+                return "rejected", summary, AMBIGUOUS
             return None
-        if not question and (_PROHIBIT_START.search(lower) or _REJECT_ANY.search(lower)):
-            return "rejected", self._with_ask(s, pt), 0.9
+        if not question:
+            confidence = rejection_confidence(s)
+            if confidence is not None:
+                return "rejected", self._with_ask(s, pt), confidence
         if question:
             if _TASK_START.search(lower) and not _QUESTION_START.search(lower) or re.match(
                     r"(?:can|could|would|will) you\b", lower):
@@ -502,6 +587,10 @@ class LocalExtractor:
                 out.episodes.append(self._episode(pt, "decision", shorten(s)))
             elif category == "learning" and pt.after_tool_error:
                 out.episodes.append(self._episode(pt, "fix", shorten(s)))
+
+
+def _capital(s: str) -> str:
+    return s[:1].upper() + s[1:]
 
 
 def _last_ask(previous: str) -> str:

@@ -233,6 +233,9 @@ class Policy:
     forbidden: tuple[Section, ...]
     """Forbidden sections in the order of the file (the order they are checked in)."""
     retention: dict[tuple[str, str], int | None] = field(default_factory=dict)
+    layers: dict[str, int | None] = field(default_factory=dict)
+    """Each layer's own ``retention_days`` (episodic 180 by default, semantic None): what a
+    kind the policy has no section for is kept for."""
 
     @property
     def captures_tool_calls(self) -> bool:
@@ -253,6 +256,12 @@ class Policy:
             raise ValueError(
                 f"unknown layer/kind {layer}/{kind}; expected one of {known}"
             ) from None
+
+    def layer_retention_days(self, layer: str) -> int | None:
+        """A layer's ``retention_days`` (None = forever / until contradicted)."""
+        if layer in self.layers:
+            return self.layers[layer]
+        return 180 if layer == "episodic" else None
 
     def evaluate(self, text: str, role: str, *, after_tool_error: bool = False) -> Verdict:
         """Classify one turn's text.
@@ -657,6 +666,7 @@ def _build(text: str, path: str) -> tuple[Policy | None, list[ConfigError]]:
 
     tool_calls = "none"
     retention: dict[tuple[str, str], int | None] = {}
+    layers: dict[str, int | None] = {}
     sections: list[Section] = []
     for layer, specs in _CAPTURE_SECTIONS.items():
         extra = ("retention_days", "tool_calls") if layer == "episodic" else ("retention_days",)
@@ -671,6 +681,7 @@ def _build(text: str, path: str) -> tuple[Policy | None, list[ConfigError]]:
                                   errors)
             if ok:
                 layer_retention = days
+        layers[layer] = layer_retention
         if layer == "episodic":
             tool_retention = layer_retention
             if "tool_calls" in entries:
@@ -698,7 +709,8 @@ def _build(text: str, path: str) -> tuple[Policy | None, list[ConfigError]]:
 
     if errors.errors:
         return None, errors.errors
-    policy = Policy(path, VERSION, tool_calls, tuple(sections), tuple(forbidden), retention)
+    policy = Policy(path, VERSION, tool_calls, tuple(sections), tuple(forbidden), retention,
+                    layers)
     return policy, []
 
 

@@ -53,7 +53,9 @@ password            a value after ``password``/``passwd``/``passphrase``/``pwd``
                     ``:``, ``=``, ``:=``, ``=>`` or ``is`` that looks like a secret.
 secret              the same for ``secret``, ``token``, ``api_key``, ``access_key``,
                     ``private_key``, ``credentials`` ... including env-style names
-                    (``FOO_SECRET=``, ``SLACK_BOT_TOKEN=``) and JSON keys.
+                    (``FOO_SECRET=``, ``SLACK_BOT_TOKEN=``), JSON keys and prose ("the
+                    api key is ...", "the secret key was ..."); and a generated-looking
+                    value (:func:`looks_generated`) after any other ``... key``.
 =================== ==================================================================
 
 "Looks like a secret" (:func:`looks_like_secret`): at least 8 characters (16 for bearer
@@ -200,6 +202,23 @@ def _bearer_value(value: str) -> bool:
     return looks_like_secret(value, 16)
 
 
+HIGH_ENTROPY_LENGTH = 24
+HIGH_ENTROPY_BITS = 4.0
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def looks_generated(value: str) -> bool:
+    """Stricter than :func:`looks_like_secret`, for a value after the bare word ``key``:
+    at least 24 characters, letters and digits, more than 4.0 bits of entropy per
+    character. A random 24+ character alphanumeric string has ~4.3-4.9; hex digests
+    (cache keys, commit SHAs) stay at or below 4.0, words and identifiers far below."""
+    if len(value) < HIGH_ENTROPY_LENGTH or not looks_like_secret(value):
+        return False
+    if not _DIGIT.search(value) or value.lower() == value.upper() or _HEX.fullmatch(value):
+        return False
+    return shannon_entropy(value[:256]) > HIGH_ENTROPY_BITS
+
+
 # --- patterns -------------------------------------------------------------------------
 
 
@@ -243,27 +262,33 @@ _VALUE = (
     r"""(?:\\?"(?P<dq>[^"\\\n]{1,512})|'(?P<sq>[^'\n]{1,512})|`(?P<bq>[^`\n]{1,512})"""
     r"""|(?P<bare>[^\s"'`,;\\]{1,512}))"""
 )
+# The same, but a bare value stops at '&' too: ?key=<value>&v=3 is a query string.
+_QUERY_VALUE = (
+    r"""(?:\\?"(?P<dq>[^"\\\n]{1,512})|'(?P<sq>[^'\n]{1,512})|`(?P<bq>[^`\n]{1,512})"""
+    r"""|(?P<bare>[^\s"'`,;\\&]{1,512}))"""
+)
 # Between key and value: ``:`` ``=`` ``:=`` ``=>`` (after an optional closing quote of a
 # JSON or YAML key), or the word ``is``/``was`` as in "the password is ...".
 _SEPARATOR = r"""(?:\\?["']?\s*(?::=|=>|[:=])\s*|\s+(?:is|was)\s+)"""
 # What may follow the key word and still name the secret itself: passwords, password_hash,
 # SECRET_KEY_BASE, token2 -- but not token_budget, tokenizer, password_reset_url.
 _KEY_SUFFIX = (
-    r"(?:s|[_.-]?(?:key(?:[_.-]?base)?|hash|value|str|string|plain|raw))?(?:[_.-]?\d{1,3})?"
+    r"(?:s|[_.-]?(?:key(?:[_.-]?base)?|hash|value|str|string|plain|raw)| key)?(?:[_.-]?\d{1,3})?"
 )
 _VALUE_GROUPS = ("dq", "sq", "bq", "bare")
 _TRAILING_PUNCTUATION = ".)]}>"  # not ! or ?: common at the end of passwords
 
 
 def _key_after(prefixes: tuple[str, ...]) -> str:
-    """``key`` preceded by one of ``prefixes`` (optionally joined by ``_`` or ``-``).
+    """``key`` preceded by one of ``prefixes`` (optionally joined by ``_``, ``-`` or a space:
+    ``api_key``, ``api-key``, ``apikey``, "the api key is ...").
 
     The match starts at ``key`` (its anchor) and checks the prefix with look-behinds,
     which must be fixed-width in ``re``, hence one per length.
     """
     by_width: dict[int, list[str]] = {}
     for prefix in prefixes:
-        for joined in (prefix, prefix + "_", prefix + "-"):
+        for joined in (prefix, prefix + "_", prefix + "-", prefix + " "):
             by_width.setdefault(len(joined), []).append(re.escape(joined))
     behinds = "|".join(f"(?<={'|'.join(words)})" for _, words in sorted(by_width.items()))
     return f"(?:{behinds})key"
@@ -415,6 +440,17 @@ PATTERNS: tuple[SecretPattern, ...] = (
         fold=True,
         groups=_VALUE_GROUPS,
         check=looks_like_secret,
+        strip=_TRAILING_PUNCTUATION,
+    ),
+    SecretPattern(
+        "secret",
+        re.compile(r"(?i)(?<![a-z0-9])keys?" + _SEPARATOR + _QUERY_VALUE),
+        ("key",),
+        "A generated-looking value (looks_generated) after any '<word> key' or '<WORD>_KEY' "
+        "and ':', '=', 'is' or 'was': 'the Stripe key is ...', 'LICENSE_KEY=...'.",
+        fold=True,
+        groups=_VALUE_GROUPS,
+        check=looks_generated,
         strip=_TRAILING_PUNCTUATION,
     ),
 )

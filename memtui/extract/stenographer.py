@@ -8,12 +8,19 @@ One run walks every registered source (or one), oldest file first. For each file
    keyed by agent, session and message id) keeps that from duplicating anything.
 2. reads the new turns (``memtui.transcripts.read_transcript``) and cuts them into
    batches at points where no earlier turn extends past the cut.
-3. per batch, in ONE transaction: redacts every text (``extract.redact``), applies the
-   policy (``extract.policy``), runs the extractor, consolidates the candidates
+3. per batch, first without any lock: skips turns the ledger already has, redacts
+   every text (``extract.redact``), applies the policy (``extract.policy``) and runs the
+   extractor. Then in ONE short write transaction: consolidates the candidates
    (``extract.consolidate``), records the turns in the ledger, queues the daily-log
    section and advances the watermark to the cut. A crash, a kill or an extractor
-   error rolls the whole batch back: the watermark never passes unwritten data.
+   error writes nothing of the batch: the watermark never passes unwritten data.
+   Between batches the run pauses ``BATCH_PAUSE`` seconds, so other writers (``gate
+   post``, ``state add``) get the write lock without waiting for the whole run.
 4. after each commit, appends the queued sections to memory/YYYY-MM-DD.md.
+
+A dry run does all of this in a scratch copy of memory.db (``scratch_copy``, taken with
+SQLite's backup API under a read snapshot), so it never holds the real database's
+write lock and reports exactly what a real run would do.
 
 An extractor failure stops that file for this run, counts ``failures`` on its watermark
 and leaves the offset where it was, so the next run retries the same turns (three
@@ -28,6 +35,8 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -69,6 +78,12 @@ CONTEXT_CALLS = 64
 """Tool calls remembered per file across runs, so a later refusal can name the call."""
 FIX_WINDOW = 3
 """Assistant turns after a tool error that may describe its fix."""
+BATCH_PAUSE = 0.01
+"""Seconds the run sleeps after each committed batch (at most as long as the batch held
+the write lock), so waiting writers get the lock."""
+SCRATCH_PREFIX = ".dry-run-"
+"""Folder (in the home, ``.dry-run-<pid>-<random>``) of a dry run's scratch copy of
+memory.db; removed afterwards, or by a later dry run once that process is gone."""
 
 
 Gate = PolicyLike
@@ -97,8 +112,12 @@ class Options:
     source_ids: Sequence[int] | None = None
     """Only these sources (backtest uses it)."""
     since: datetime | None = None
-    """Turns older than this are skipped (and passed by the watermark)."""
+    """Turns older than this are not extracted now. The watermark stops before the first
+    of them, so a later run without ``since`` still extracts them."""
     dry_run: bool = False
+    """Write nothing: the run works in a scratch copy of memory.db and writes no markdown."""
+    scratch: bool = False
+    """The database is already a throwaway copy (backtest --dry-run): write into it."""
     extractor: str | None = None
     """"local" or "llm"; None: memtui.toml's [extract] extractor."""
     batch_turns: int | None = None
@@ -136,6 +155,8 @@ class RunReport:
     outcome: Outcome = field(default_factory=Outcome)
     skipped: Counter[str] = field(default_factory=Counter)
     """Turns or lines not extracted, per reason."""
+    unknown: Counter[str] = field(default_factory=Counter)
+    """Lines of entry types the reader does not know, per type (counted, then ignored)."""
     redacted: Counter[str] = field(default_factory=Counter)
     """Secrets redacted, per kind."""
     problems: list[str] = field(default_factory=list)
@@ -150,6 +171,12 @@ class RunReport:
     @property
     def failed(self) -> list[FileReport]:
         return [f for f in self.files if f.status == "failed"]
+
+    @property
+    def all_failed(self) -> bool:
+        """Every file this run tried to read failed (so it extracted nothing)."""
+        tried = [f for f in self.files if f.status != "unchanged"]
+        return bool(tried) and all(f.status == "failed" for f in tried)
 
     def counts(self) -> dict[str, Any]:
         """A JSON-ready summary (the job's counts and ``--json`` output)."""
@@ -167,6 +194,8 @@ class RunReport:
             "facts": dict(o.facts),
             "tool_outcomes": o.outcomes,
             "skipped": dict(self.skipped),
+            "unknown_types": dict(self.unknown),
+            "state_superseded": dict(o.superseded),
             "redacted": dict(self.redacted),
             "problems": len(self.problems),
             "failed": [f"{f.path}: {f.message}" for f in self.failed],
@@ -180,8 +209,38 @@ class Busy(MemtuiError):
     """Another extraction holds the home's extraction lock."""
 
 
-class _DryRun(Exception):
-    """Raised at the end of a dry run to roll everything back."""
+def _alive(pid: str) -> bool:
+    """Whether the process that made a scratch folder still runs."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextmanager
+def scratch_copy(home: Home, db: Database) -> Iterator[Database]:
+    """A throwaway copy of memory.db, taken with the backup API under one read snapshot
+    (readers never block writers in WAL mode), removed afterwards."""
+    home.root.mkdir(parents=True, exist_ok=True)
+    for stale in home.root.glob(SCRATCH_PREFIX + "*"):
+        if not _alive(stale.name[len(SCRATCH_PREFIX):].split("-", 1)[0]):
+            shutil.rmtree(stale, ignore_errors=True)  # left behind by a killed dry run
+    folder = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=home.root)
+    try:
+        copy = Database(Path(folder) / "memory.db")
+        try:
+            with copy.conn.backup("main", db.conn, "main") as backup:
+                backup.step(-1)
+            yield copy
+        finally:
+            copy.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- the file context carried across batches and runs ------------------------------------
@@ -505,13 +564,19 @@ class Stenographer:
                                  dry_run=self.options.dry_run)
                 self.report.job_id = job
             try:
-                if self.options.dry_run:
-                    try:
-                        with self.db.write():
-                            self._run_all()
-                            raise _DryRun
-                    except _DryRun:
-                        pass
+                if self.options.dry_run and not self.options.scratch:
+                    if self.db.conn.in_transaction:
+                        # Inside the caller's transaction, which the caller rolls back.
+                        self._run_all()
+                    else:
+                        real = self.db
+                        with scratch_copy(self.home, real) as copy:
+                            self.db = copy
+                            try:
+                                self._run_all()
+                            finally:
+                                self.db = real
+                                self._consolidators.clear()
                 else:
                     self._run_all()
             except BaseException as exc:
@@ -601,8 +666,10 @@ class Stenographer:
         self._flush_daily_log()
 
     def _fail(self, fr: FileReport, wm: Watermark | None, source: Source, message: str) -> None:
+        # The report names the file; a message that starts with the path says it twice.
+        message = message.removeprefix(f"{fr.path}: ").replace(f": {fr.path!r}", "")
         fr.status, fr.message = "failed", message
-        if self.options.dry_run:
+        if self.options.dry_run and not self.options.scratch:
             return
         with self.db.write():
             self.db.execute(
@@ -641,8 +708,7 @@ class Stenographer:
         self.report.problems += [str(p) for p in result.problems]
         for kind, n in result.skipped.items():
             self.report.skipped[f"{kind} lines"] += n
-        for kind, n in result.unknown_types.items():
-            self.report.skipped[f"unknown line type {kind!r}"] += n
+        self.report.unknown.update(result.unknown_types)
         if result.format == "unknown":
             fr.status, fr.message = "skipped", "nothing to judge the format by yet"
             return fr
@@ -655,20 +721,32 @@ class Stenographer:
                 and self.settings.fallback_after_failures > 0):
             extractor = self.fallback
         cons = self._consolidator(source.agent)
+        held = False
+        """--since skipped older turns: the watermark stays before them from then on."""
+        locked: float | None = None
         for turns, cut_offset, cut_line in batches(result, self.batch_turns):
             if self._stopping():
                 self.report.stopped = True
                 return fr
-            state = {**state, "mtime_ns": st.st_mtime_ns, "head_len": head_len,
-                     "final": idle and cut_offset >= result.end_offset}
+            if locked is not None:
+                self._pause(locked)  # between two batches: let waiting writers in
             try:
+                # The slow part (redaction, policy, extractor; an llm call) holds no lock.
+                work = self._prepare_batch(source.agent, path, turns, ctx, extractor)
+                held = held or work.older_skipped
+                started = time.perf_counter()
                 with self.db.write():
                     self._check_watermark(fr.path, fr.end_offset)
-                    n = self._batch(source.agent, path, turns, ctx, cons, extractor)
-                    state["context"] = ctx.dump()
-                    self._advance(fr.path, source.id, result.format, cut_offset, cut_line,
-                                  turns[-1].id if turns else (wm.last_entry_id if wm else None),
-                                  st, head, state)
+                    n = self._write_batch(source.agent, path, work, cons)
+                    if not held:
+                        state = {**state, "mtime_ns": st.st_mtime_ns, "head_len": head_len,
+                                 "final": idle and cut_offset >= result.end_offset,
+                                 "context": ctx.dump()}
+                        self._advance(fr.path, source.id, result.format, cut_offset, cut_line,
+                                      turns[-1].id if turns else (
+                                          wm.last_entry_id if wm else None),
+                                      st, head, state)
+                locked = time.perf_counter() - started
             except ExtractorError as exc:
                 self._consolidators.pop(source.agent, None)
                 self._fail(fr, wm, source, f"extractor {extractor.name}: {exc}")
@@ -676,12 +754,23 @@ class Stenographer:
             except (MemtuiError, OSError, ValueError) as exc:
                 # One bad file must not stop the others; the batch was rolled back.
                 self._consolidators.pop(source.agent, None)
-                self._fail(fr, wm, source, f"{type(exc).__name__}: {exc}")
+                self._fail(fr, wm, source, _describe(exc))
                 return fr
             fr.turns += n
-            fr.end_offset = cut_offset
+            if held:
+                fr.message = ("the watermark stays before the turns older than --since; a "
+                              "run without --since extracts them")
+            else:
+                fr.end_offset = cut_offset
         self._flush_daily_log()
         return fr
+
+    def _pause(self, held: float) -> None:
+        """Let other writers in between two batches (their busy handlers poll for the lock):
+        sleep as long as the last batch held the lock, at most ``BATCH_PAUSE``. Between
+        files, reading the next file and the daily log are pause enough."""
+        if BATCH_PAUSE > 0 and not self.options.dry_run:
+            time.sleep(min(BATCH_PAUSE, held))
 
     def _flush_daily_log(self) -> None:
         """Append queued sections to the markdown (once per file: the queue is durable)."""
@@ -710,14 +799,15 @@ class Stenographer:
             (path, source_id, fmt, offset, line, entry, st.st_dev, st.st_ino, st.st_size, head,
              json.dumps(state), timeutil.iso(timeutil.now())))
 
-    def _batch(self, agent: str, path: Path, turns: Sequence[Turn], ctx: FileContext,
-               cons: Consolidator, extractor: Extractor) -> int:
-        """Extract one batch inside the caller's transaction; returns turns extracted."""
+    def _prepare_batch(self, agent: str, path: Path, turns: Sequence[Turn], ctx: FileContext,
+                       extractor: Extractor) -> _Work:
+        """Everything of a batch that needs no write lock: ledger check, redaction, policy,
+        extraction. Reads only (one extraction runs at a time, so the ledger holds still)."""
+        work = _Work()
         if not turns:
-            return 0
+            return work
         fresh = self._not_yet_extracted(agent, turns)
         prepared: list[PreparedTurn] = []
-        ledger: list[tuple[str, str, str, str, str]] = []
         stamp = timeutil.iso(timeutil.now())
         for turn in turns:
             if (turn.session, turn.id) not in fresh:
@@ -726,8 +816,9 @@ class Stenographer:
             at = timeutil.iso(turn.timestamp) if turn.timestamp else None
             if self.since and at and at < self.since:
                 self.report.skipped["older than --since"] += 1
+                work.older_skipped = True
                 continue
-            ledger.append((agent, turn.session, turn.id, str(path), at or stamp))
+            work.ledger.append((agent, turn.session, turn.id, str(path), at or stamp))
             pt = self.preparer.prepare(turn, ctx)
             if pt is not None:
                 prepared.append(pt)
@@ -736,18 +827,24 @@ class Stenographer:
             _check_entries(extraction, prepared)
             if self.gate is not None:
                 extraction = enforce(self.gate, extraction, prepared)
-            outcome = cons.apply(extraction, source_file=str(path))
+            work.extraction = extraction
+        return work
+
+    def _write_batch(self, agent: str, path: Path, work: _Work, cons: Consolidator) -> int:
+        """Write one prepared batch inside the caller's transaction; returns turns recorded."""
+        if work.extraction is not None:
+            outcome = cons.apply(work.extraction, source_file=str(path))
             self.report.outcome.merge(outcome)
             heading = (f"Extracted {timeutil.now().strftime('%H:%M')} UTC from "
                        f"{path.name}")
             for day, lines in outcome.log.items():
                 dailylog.queue(self.db, agent, day, lines, heading)
-        if ledger:
+        if work.ledger:
             self.db.executemany(
                 "INSERT OR IGNORE INTO extracted_turns(agent, session, entry, source_file, at) "
-                "VALUES (?,?,?,?,?)", ledger)
-        self.report.turns_extracted += len(ledger)
-        return len(ledger)
+                "VALUES (?,?,?,?,?)", work.ledger)
+        self.report.turns_extracted += len(work.ledger)
+        return len(work.ledger)
 
     def _not_yet_extracted(self, agent: str, turns: Sequence[Turn]) -> set[tuple[str, str]]:
         keys = {(t.session, t.id) for t in turns}
@@ -763,6 +860,22 @@ class Stenographer:
                         f"AND entry IN ({marks})", [agent, session, *chunk]):
                     keys.discard((session, entry))
         return keys
+
+
+@dataclass
+class _Work:
+    """A batch prepared outside the write lock, ready to be written."""
+
+    ledger: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    extraction: Extraction | None = None
+    older_skipped: bool = False
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for a file that failed (without its path: the report names the file)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _check_entries(extraction: Extraction, prepared: Sequence[PreparedTurn]) -> None:

@@ -2,9 +2,15 @@
 
 A tombstone names a layer (state, fact, episode), a kind (the state category, the fact
 key, the episode kind), the text that was buried and the transcript message it came
-from. The stenographer drops a candidate that matches one: same agent and layer, and
-either the same normalised text, or a similar text (``SAME_MESSAGE_SIMILARITY``) of the
-same kind from the same source message.
+from. The stenographer drops a candidate that matches one of the same agent and layer:
+
+- the same normalised text (whatever the kind);
+- or, of the same kind, a text at least ``SIMILARITY`` (0.85) similar after normalising
+  (``memtui.text.similarity``) that has the same numbers: "Pin the events DB to
+  Postgres 15" stays buried with "pin the events database to Postgres 15", while
+  "... to Postgres 16" is a new decision, not the buried one;
+- or, of the same kind and from the buried entry's own message, a text at least
+  ``SAME_MESSAGE_SIMILARITY`` (0.6) similar (a second reading of the same words).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 from memtui import text, timeutil
@@ -125,6 +132,13 @@ def bury_episode(db: Database, episode_id: int, *, actor: str, reason: str = "")
 SAME_MESSAGE_SIMILARITY = 0.6
 """A candidate from a buried entry's own message matches it at this text similarity (an
 extractor may word the same thing a little differently on a second reading)."""
+SIMILARITY = 0.85
+"""A candidate of the same kind from any message matches a tombstone at this normalised
+similarity, if its numbers are the same (a small rewording is not a new memory)."""
+
+
+def _numbers(norm: str) -> frozenset[str]:
+    return frozenset(w for w in norm.split() if any(ch.isdigit() for ch in w))
 
 
 class Graveyard:
@@ -133,6 +147,7 @@ class Graveyard:
     def __init__(self, stones: Iterable[Tombstone] = ()) -> None:
         self._norms: set[tuple[str, str]] = set()
         self._entries: dict[tuple[str, str, str], list[str]] = {}
+        self._kinds: dict[tuple[str, str], list[tuple[str, frozenset[str]]]] = {}
         for stone in stones:
             self.add(stone)
 
@@ -143,6 +158,8 @@ class Graveyard:
 
     def add(self, stone: Tombstone) -> None:
         self._norms.add((stone.layer, stone.norm))
+        self._kinds.setdefault((stone.layer, stone.kind), []).append(
+            (stone.norm, _numbers(stone.norm)))
         if stone.source_entry:
             key = (stone.layer, stone.kind, stone.source_entry)
             self._entries.setdefault(key, []).append(stone.norm)
@@ -151,8 +168,9 @@ class Graveyard:
         return len(self._norms)
 
     def buried(self, layer: str, kind: str, value: str, source_entry: str | None) -> bool:
-        """True when a candidate matches a tombstone: the same normalised text, or a
-        similar text of the same kind from the same message."""
+        """True when a candidate matches a tombstone: the same normalised text, a text of
+        the same kind at least ``SIMILARITY`` similar with the same numbers, or a text of
+        the same kind from the same message at least ``SAME_MESSAGE_SIMILARITY`` similar."""
         if not self._norms:
             return False
         if layer == "fact":
@@ -160,6 +178,18 @@ class Graveyard:
         norm = norm_text(layer, kind, value)
         if (layer, norm) in self._norms:
             return True
+        numbers: frozenset[str] | None = None
+        for buried, buried_numbers in self._kinds.get((layer, kind), ()):
+            n, m = len(norm), len(buried)
+            if not n or 2 * min(n, m) / (n + m) < SIMILARITY:
+                continue
+            if numbers is None:
+                numbers = _numbers(norm)
+            if numbers != buried_numbers:
+                continue
+            sm = SequenceMatcher(None, norm, buried, autojunk=False)
+            if sm.quick_ratio() >= SIMILARITY and sm.ratio() >= SIMILARITY:
+                return True
         if source_entry:
             for buried in self._entries.get((layer, kind, source_entry), ()):
                 if text.similarity(norm, buried) >= SAME_MESSAGE_SIMILARITY:

@@ -4,10 +4,14 @@ The contract (shared/eval/README.md): one object per line;
 ``{"type":"message","id","session","ts","role","name","content"}`` with role
 user/assistant/tool/system; an assistant message may carry
 ``tool_calls: [{"id","name","input"}]``; a tool message carries ``tool_call_id``,
-``name``, ``content`` and ``is_error``. Lines of other types are kept for
-provenance and otherwise ignored (counted in ``skipped``). ``content`` may also be
-a list of ``{"type":"text","text"}`` blocks; ``session`` defaults to the file's
-stem and ``ts`` may be ISO 8601 or epoch seconds/milliseconds.
+``name``, ``content`` and ``is_error``. The contract knows no other line type:
+lines of other types are kept for provenance and otherwise ignored, and counted and
+reported as unknown types (``unknown_types``). ``content`` may also be a list of
+``{"type":"text","text"}`` blocks; ``ts`` may be ISO 8601 or epoch
+seconds/milliseconds. ``session`` defaults to the file's name without rotation
+suffix and extension plus a short hash of its first line
+(``reader.default_session``: ``log#1a2b3c4d``), so a replaced file that reuses the
+same message ids is another session while a renamed rotated copy is the same one.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Lin
         if kind == "message":
             _message(line, sink, session)
         elif isinstance(kind, str):
-            sink.skip(line.number, kind)
+            sink.unknown(line.number, kind)
         else:
             sink.problem(line.number, "no string 'type' field")
     return None

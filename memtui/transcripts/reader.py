@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
@@ -91,7 +93,8 @@ def read_transcript(
 
 
 def _session(path: Path, fmt: str) -> str:
-    """The session id for lines that carry none: the OpenClaw header's, else the file stem.
+    """The session id for lines that carry none: the OpenClaw header's; for generic files
+    ``default_session``; else the file stem.
 
     The header is read from the top of the file because a resumed read starts past it.
     """
@@ -99,4 +102,36 @@ def _session(path: Path, fmt: str) -> str:
         header = first_object(path)
         if header and header.get("type") == "session" and isinstance(header.get("id"), str):
             return str(header["id"])
+    if fmt == "generic":
+        return default_session(path)
     return path.stem
+
+
+_ROTATION = re.compile(r"(?:[.-]\d{1,8})+$")
+_EXTENSIONS = (".jsonl", ".ndjson", ".json", ".log", ".txt")
+FIRST_LINE_BYTES = 64 * 1024
+"""At most this much of the first line identifies a file's content."""
+
+
+def base_name(path: Path) -> str:
+    """The file name without rotation numbers and extension: log.jsonl.1 -> log."""
+    name = _ROTATION.sub("", path.name) or path.name
+    for ext in _EXTENSIONS:
+        if name.endswith(ext) and len(name) > len(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def default_session(path: Path) -> str:
+    """The session of generic lines without a ``session`` field: ``<base>#<hash>``.
+
+    ``base`` is the file name without rotation suffix and extension, ``hash`` the first 8
+    hex digits of the SHA-1 of the file's first line. A rotated copy (log.jsonl ->
+    log.jsonl.1) keeps its session, so its turns are known to be extracted already; a
+    new log.jsonl that reuses the message ids 1, 2, ... starts with another line, so it
+    is another session and is extracted.
+    """
+    with path.open("rb") as fh:
+        first = fh.readline(FIRST_LINE_BYTES)
+    digest = hashlib.sha1(first.rstrip(b"\r\n")).hexdigest()[:8]
+    return f"{base_name(path)}#{digest}"

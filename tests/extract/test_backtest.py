@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memtui.db import Database
 from memtui.extract.backtest import backtest, step_key
 from memtui.home import Home
@@ -91,6 +93,35 @@ def test_backtest_dry_run_writes_nothing(home: Home, db: Database, tmp_path: Pat
     for table in ("state", "episodes", "flows", "sources", "extracted_turns", "jobs"):
         assert db.scalar(f"SELECT count(*) FROM {table}") == 0, table
     assert not list((home.workspace("main") / "memory").glob("2026-05-*.md"))
+    assert not list(home.root.glob(".dry-run-*"))  # the scratch copy is gone
+
+
+def test_backtest_does_not_hold_the_write_lock_for_the_whole_run(
+        home: Home, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a batch is extracted, another connection can take the write lock at once."""
+    import apsw
+
+    from memtui.extract import stenographer as steno
+
+    folder = seed(tmp_path)
+    other = home.open_db()
+    other.conn.set_busy_timeout(0)
+    got_in: list[bool] = []
+    real_prepare = steno.Stenographer._prepare_batch
+
+    def probe_then_prepare(self: steno.Stenographer, *args: Any) -> Any:
+        try:
+            other.conn.execute("BEGIN IMMEDIATE")
+            other.conn.execute("ROLLBACK")
+            got_in.append(True)
+        except apsw.BusyError:
+            got_in.append(False)
+        return real_prepare(self, *args)
+
+    monkeypatch.setattr(steno.Stenographer, "_prepare_batch", probe_then_prepare)
+    backtest(home, db, [str(folder / "*.jsonl")], agent="main", fmt="generic")
+    other.close()
+    assert got_in and all(got_in)
 
 
 def test_step_keys() -> None:

@@ -162,3 +162,64 @@ def test_helpers() -> None:
     assert sentences("One. Two! three\nFour?") == ["One.", "Two! three", "Four?"]
     assert domain_of("Don't restart postgres in business hours") == "database"
     assert domain_of("Lunch at noon") == "general"
+
+
+def rejections(text: str, previous: str = "") -> list[tuple[str, float]]:
+    out = LocalExtractor().extract([turn(text, previous=previous)])
+    return [(s.summary, s.confidence) for s in out.state if s.category == "rejected"]
+
+
+def test_a_rejection_keeps_what_was_rejected() -> None:
+    text = "No, don't add Redis. I'd rather not run another stateful service"
+    found = rejections(text)
+    assert found[0] == ("Don't add Redis.", 0.9)
+    assert found[1] == ("I'd rather not run another stateful service", 0.9)
+    # Answering a question, it names the question too.
+    [(summary, confidence), _] = rejections(text, previous=ASK)
+    assert summary == "Don't add Redis — re: Should I set it up?"
+    assert confidence == 0.9
+
+
+@pytest.mark.parametrize("text, low", [
+    ("No.", True),
+    ("No rollback.", True),
+    ("Revert that", True),
+    ("apply it to the local dev db only, and don't touch staging", True),
+    ("No, I think Postgres is enough for now.", True),
+    ("No, don't add Redis.", False),
+    ("Never deploy on Fridays.", False),
+    ("Please don't push to main directly.", False),
+    ("Don't touch the staging database.", False),
+    ("I'd rather not run another stateful service.", False),
+    ("We're not posting to HN this time.", False),
+    ("No pricing in launch posts.", False),
+])
+def test_rejection_confidence_says_how_clear_it_is(text: str, low: bool) -> None:
+    [(_, confidence)] = rejections(text, previous=ASK)[:1]
+    # The nightly maintenance promotes rejections of confidence >= 0.7 to CRITICAL rules.
+    assert (confidence < 0.7) is low, confidence
+    if not low and not text.startswith("No "):
+        assert confidence >= 0.9
+
+
+HARNESS = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+           "(eg. if it was a file edit, the new_string was NOT written to the file). STOP what "
+           "you are doing and wait for the user to tell you how to proceed.")
+
+
+def test_a_refused_tool_use_is_a_short_summary_without_the_harness_text() -> None:
+    call = CallView("c1", "Bash", "Bash: mix phx.server 2>&1 | head -80 " + "x" * 150)
+    refused = ResultView("c1", "Bash", HARNESS, True, True, call)
+    out = LocalExtractor().extract([turn("", role="tool", results=(refused,))])
+    [rej] = out.state
+    assert rej.summary.startswith("Refused tool use: Bash: mix phx.server")
+    assert len(rej.summary) <= 120 and rej.summary.endswith("…")
+    assert rej.detail == "" and rej.confidence == 0.95
+    assert out.episodes[0].summary == rej.summary
+    # What the human typed with the refusal is worth keeping.
+    said = HARNESS.replace(" STOP what you are doing and wait for the user to tell you how "
+                           "to proceed.", " To tell you how to proceed, the user said:\n"
+                           "use the dev server on port 4001 instead")
+    refused = ResultView("c1", "Bash", said, True, True, call)
+    [rej] = LocalExtractor().extract([turn("", role="tool", results=(refused,))]).state
+    assert rej.detail == "use the dev server on port 4001 instead"

@@ -124,6 +124,11 @@ TRUE_POSITIVES: list[tuple[str, str, str]] = [
     ("secret", "STRIPE_SECRET_KEY={s}", "sk_live_" + fake(24, ALNUM, 37)),
     ("secret", "credentials={s}", fake(30, B64, 38)),
     ("secret", "token: {s}", fake(20, ALNUM, 39)),
+    ("secret", "the api key is {s}", fake(32, ALNUM, 40)),
+    ("secret", "The API key was {s}.", fake(32, ALNUM, 41)),
+    ("secret", "our secret key is {s} until Monday", fake(24, ALNUM + "!#", 42)),
+    ("secret", "the Stripe key is {s}", fake(32, ALNUM, 43)),
+    ("secret", "LICENSE_KEY={s}", fake(32, ALNUM, 44)),
 ]
 
 
@@ -222,6 +227,15 @@ def test_key_value_placeholders_and_plain_words_stay() -> None:
         "the token is expired",
         "Authorization: Bearer <token>",
         "xoxb-your-bot-token-here",
+        # The bare word "key" needs a generated-looking value: hex digests, identifiers
+        # and words stay.
+        f"the cache key is {fake(64, HEX, 50)}",
+        f"key: {fake(40, HEX, 51)}",
+        "the primary key is user_id_2024",
+        "the key is to test early and often",
+        "the sort key was createdAtTimestamp2024",
+        "the api key is in the team vault",
+        "the private key is stored in ~/.ssh/id_ed25519",
     ):
         assert redact(text).text == text, text
 

@@ -203,6 +203,31 @@ def test_a_rotated_copy_is_not_extracted_twice(home: Home, db: Database, tmp_pat
     assert snapshot(db) == before
 
 
+def test_a_rotated_log_and_its_replacement_with_the_same_ids_are_both_extracted(
+    home: Home, db: Database, tmp_path: Path
+) -> None:
+    """log.jsonl (ids 1, 2, no session field) rotated to log.jsonl.1 and a new log.jsonl
+    with ids 1, 2: the new turns are extracted, the rotated copy is not read twice."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+
+    def log(words: str) -> list[str]:
+        return [json.dumps({"type": "message", "id": str(i), "ts": f"2026-03-01T10:00:0{i}Z",
+                            "role": "user", "content": f"{words} {i}."}) + "\n"
+                for i in (1, 2)]
+
+    path = old(write(folder / "log.jsonl", log("Please add the first health check number")))
+    sources.add(db, str(folder / "log.jsonl*"), agent="main", fmt="generic", actor="test")
+    assert run(home, db).turns_extracted == 2
+    os.rename(path, folder / "log.jsonl.1")
+    old(write(folder / "log.jsonl", log("Please rename the second worker pool number")))
+    report = run(home, db)
+    assert report.turns_read == 4 and report.turns_extracted == 2
+    assert report.skipped["already extracted (seen in another file or read)"] == 2
+    assert count(db, "extracted_turns") == 4
+    assert count(db, "state", "summary LIKE '%second worker pool%'") == 2
+
+
 class Flaky:
     """An extractor that fails its first ``failures`` calls."""
 
@@ -274,11 +299,61 @@ def test_dry_run_writes_nothing(home: Home, db: Database, transcript: Path) -> N
     assert run(home, db).turns_extracted == 6
 
 
+class Probing:
+    """The local extractor, which first checks that another connection could write now."""
+
+    name = "probing"
+
+    def __init__(self, home: Home) -> None:
+        self.other = home.open_db()
+        self.other.conn.set_busy_timeout(0)
+        self.free: list[bool] = []
+        self.inner = LocalExtractor()
+
+    def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
+        import apsw
+
+        try:
+            self.other.conn.execute("BEGIN IMMEDIATE")
+            self.other.conn.execute("ROLLBACK")
+            self.free.append(True)
+        except apsw.BusyError:
+            self.free.append(False)
+        return self.inner.extract(turns)
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_extraction_does_not_hold_the_write_lock_while_it_extracts(
+    home: Home, db: Database, tmp_path: Path, dry_run: bool
+) -> None:
+    path = old(write(tmp_path / "long.jsonl", [
+        line(i, "user", f"Please add health check endpoint number {i} to the API.")
+        for i in range(1, 41)]))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    probing = Probing(home)
+    report = run(home, db, extractor=probing, batch_turns=10, dry_run=dry_run)
+    probing.other.close()
+    assert report.turns_extracted == 40 and len(probing.free) == 4
+    # Another writer (gate post, state add) could have written during every batch.
+    assert all(probing.free)
+    assert count(db, "state") == (0 if dry_run else 40)
+    assert not list(home.root.glob(".dry-run-*"))
+
+
 def test_since_skips_older_turns(home: Home, db: Database, transcript: Path) -> None:
     report = run(home, db, since=parse("2026-03-01T10:00:04Z"))
     assert report.skipped["older than --since"] == 3
     assert report.turns_extracted == 3
     assert count(db, "state", "source_entry = 'm1'") == 0
+    # The older turns are not lost: the watermark stayed before them.
+    assert "--since" in report.files[0].message
+    again = run(home, db, since=parse("2026-03-01T10:00:04Z"))
+    assert again.turns_extracted == 0 and again.skipped["older than --since"] == 3
+    later = run(home, db)
+    assert later.turns_extracted == 3
+    assert later.skipped["already extracted (seen in another file or read)"] == 3
+    assert count(db, "extracted_turns") == 6 and count(db, "state", "source_entry = 'm1'") == 1
+    assert run(home, db).turns_read == 0  # and now the watermark is at the end
 
 
 def test_another_run_in_progress_is_refused(home: Home, db: Database, transcript: Path) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,7 +59,9 @@ def test_generic_contract(write_lines: Callable[..., Path]) -> None:
     result = read_transcript(path)
 
     assert result.format == "generic"
-    assert result.problems == [] and result.skipped == {"meta": 1}
+    # The contract knows only "message": other types are counted as unknown (issue 3).
+    assert result.problems == [] and result.skipped == {}
+    assert result.unknown_types == {"meta": 1}
     user, assistant, tool, system = result.turns
     assert (user.id, user.session, user.role, user.name) == (
         "D1:3",
@@ -69,7 +74,9 @@ def test_generic_contract(write_lines: Callable[..., Path]) -> None:
     assert assistant.tool_calls == (ToolCall("c1", "calendar", {"day": "friday"}),)
     assert (tool.role, tool.text, tool.name) == ("tool", "", None)
     assert tool.tool_results == (ToolResult("c1", "calendar", "busy", False),)
-    assert (system.id, system.session, system.text, system.timestamp) == ("7", "conv", "x", None)
+    assert (system.id, system.text, system.timestamp) == ("7", "x", None)
+    assert system.session == "conv#" + hashlib.sha1(
+        json.dumps(LOCOMO_LINE).encode()).hexdigest()[:8]
     assert [t.line for t in result.turns] == [1, 3, 4, 5]
 
 
@@ -91,3 +98,25 @@ def test_generic_bad_messages_are_problems(write_lines: Callable[..., Path]) -> 
         (3, "message 'x' has role 'narrator'"),
         (4, "no string 'type' field"),
     ]
+
+
+def _log(ids: list[str], words: str) -> list[dict[str, object]]:
+    return [{"type": "message", "id": i, "role": "user", "content": f"{words} {i}"} for i in ids]
+
+
+def test_default_session_tells_replaced_files_apart(
+        write_lines: Callable[..., Path]) -> None:
+    """log.jsonl rotated to log.jsonl.1 keeps its session; a new log.jsonl reusing the ids
+    1, 2 (and no session field) is another session."""
+    path = write_lines("log.jsonl", _log(["1", "2"], "first file"))
+    before = {t.session for t in read_transcript(path).turns}
+    rotated = path.with_name("log.jsonl.1")
+    os.rename(path, rotated)
+    assert {t.session for t in read_transcript(rotated).turns} == before
+    new = write_lines("log.jsonl", _log(["1", "2"], "second file"))
+    after = {t.session for t in read_transcript(new).turns}
+    assert len(before) == len(after) == 1 and before != after
+    assert next(iter(after)).startswith("log#")
+    # A session field still wins.
+    explicit = write_lines("other.jsonl", [{**_log(["1"], "x")[0], "session": "s9"}])
+    assert [t.session for t in read_transcript(explicit).turns] == ["s9"]
