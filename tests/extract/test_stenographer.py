@@ -21,7 +21,7 @@ from memtui.stores import episodes, facts, jobs, sources, tombstones
 from memtui.timeutil import parse
 
 REPO = Path(__file__).resolve().parents[2]
-CLAUDE_SAMPLES = REPO.parent / "shared" / "samples" / "transcripts" / "claude-code"
+CLAUDE_SAMPLES = REPO / "tests" / "data" / "claude-code"
 SAMPLE_DATA = REPO / "sample-data" / "transcripts"
 
 

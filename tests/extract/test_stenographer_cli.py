@@ -11,7 +11,7 @@ from memtui.home import Home
 from tests.conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
-SHORT = REPO.parent / "shared" / "samples" / "transcripts" / "claude-code" / "short.jsonl"
+SHORT = REPO / "tests" / "data" / "claude-code" / "short.jsonl"
 
 
 def test_extract_prints_a_summary_then_nothing_new(home: Home) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-SHARED_CC = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "transcripts"
+SHARED_CC = Path(__file__).resolve().parents[1] / "data"
 
 
 def _shared(name: str) -> Path:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from memtui.transcripts import Problem, ReadResult, Turn, read_transcript
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "samples" / "transcripts" / "claude-code"
+SHARED = REPO / "tests" / "data" / "claude-code"
 SAMPLES = REPO / "sample-data" / "transcripts"
 
 
