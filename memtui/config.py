@@ -153,11 +153,20 @@ class SearchSettings:
         0.4, "Share of the best adjacent chunk's score (same transcript session or file) "
         "blended into a hit."
     )
+    second_neighbour_weight: float = setting(
+        0.2, "Share of the best chunk two places away (same session or file) added to a hit as "
+        "a bonus (outside the normaliser, so a hit without context keeps its score)."
+    )
     session_weight: float = setting(
         0.3, "Share of the mean of the top 3 scores in the same session or file blended in."
     )
     sync_before_search: bool = setting(
         True, "Check the index for changed inputs before a search and sync them first."
+    )
+    keyword_budget: int = setting(
+        20_000, "Indexes over 5,000 chunks: most keyword matches ranked per query (bm25 costs "
+        "about a microsecond a match); the query's commonest words are left out first, the rarest "
+        "always stays. 0: no limit."
     )
     watch_debounce_seconds: float = setting(
         2.0, "Long-running processes: quiet time after a change before the index is dirty."

@@ -457,8 +457,12 @@ class SearchIndex:
         insert = (f"INSERT OR REPLACE INTO {table}(rowid, embedding, source) VALUES (?,?,?)"
                   if table == "chunks_vec" else
                   "INSERT OR REPLACE INTO chunk_vectors(id, embedding, source) VALUES (?,?,?)")
+        # Longest first across all pending chunks, not per batch: the model pads every
+        # batch to its longest text, and batches cut from a length-sorted list waste
+        # least (cutting in id order cost ~7% of the model's CPU time on LoCoMo turns).
         pending = db.rows("SELECT id, source, embed_hash, coalesce(embed_text, text) "
-                          "FROM chunks WHERE embedded = 0 ORDER BY id")
+                          "FROM chunks WHERE embedded = 0 "
+                          "ORDER BY length(coalesce(embed_text, text)) DESC, id")
         total = len(pending)
         done = 0
         if progress and total:

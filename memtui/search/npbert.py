@@ -16,33 +16,55 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from memtui.search.vectors import single_thread_blas
 
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf to ~1.5e-7 (Abramowitz & Stegun 7.1.26): enough for float32 GELU."""
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027
-                                                                         + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
+_ERF_P_HALF = np.float32(0.3275911 * 0.7071067811865476)
+_ERF_A = tuple(np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                                       0.254829592))
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    out: np.ndarray = 0.5 * x * (1.0 + _erf(x * np.float32(0.7071067811865476)))
-    return out.astype(np.float32, copy=False)
+    """Exact (erf) GELU of float32 ``x``, computed in place (``x`` is returned).
+
+    ``0.5 x (1 + erf(x / √2)) = max(x, 0) - 0.5 |x| erfc(|x| / √2)``, with erfc to
+    ~1.5e-7 (Abramowitz & Stegun 7.1.26): a handful of in-place float32 passes instead of
+    a dozen temporaries.
+    """
+    ax = np.abs(x)
+    t = ax * _ERF_P_HALF
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = t * _ERF_A[0]
+    for coef in _ERF_A[1:]:
+        poly += coef
+        poly *= t
+    np.multiply(ax, ax, out=t)
+    t *= -0.5
+    np.exp(t, out=t)
+    poly *= t  # erfc(|x| / sqrt 2)
+    poly *= ax
+    poly *= 0.5
+    np.maximum(x, 0, out=x)
+    x -= poly
+    return x
 
 
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    out: np.ndarray = (x - mean) / np.sqrt(var + eps) * w + b
-    return out
+    """LayerNorm over the last axis, in place on ``x`` (returned)."""
+    x -= x.mean(axis=-1, keepdims=True)
+    var = np.einsum("ij,ij->i", x, x)[:, None]
+    var /= x.shape[-1]
+    var += eps
+    np.sqrt(var, out=var)
+    x /= var
+    x *= w
+    x += b
+    return x
 
 
 class NumpyEncoder:
@@ -76,9 +98,10 @@ class NumpyEncoder:
             p = f"encoder.layer.{i}."
             q, k, v = (w(p + f"attention.self.{n}.weight") for n in ("query", "key", "value"))
             qb, kb, vb = (w(p + f"attention.self.{n}.bias") for n in ("query", "key", "value"))
+            scale = np.float32(1.0 / np.sqrt(self.hidden // self.heads))
             self.blocks.append({
-                "qkv": np.ascontiguousarray(np.concatenate([q, k, v]).T),
-                "qkv_b": np.concatenate([qb, kb, vb]),
+                "qkv": np.ascontiguousarray(np.concatenate([q * scale, k, v]).T),
+                "qkv_b": np.concatenate([qb * scale, kb, vb]),
                 "o": np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
                 "o_b": w(p + "attention.output.dense.bias"),
                 "ln1_w": w(p + "attention.output.LayerNorm.weight"),
@@ -116,29 +139,45 @@ class NumpyEncoder:
         return ids
 
     def _forward(self, ids: list[int]) -> np.ndarray:
+        """Mean of the last hidden states of one sequence (float32, in-place where it can)."""
         n = len(ids)
-        x = self.word[ids] + self.pos[:n] + self.type0
+        x = self.word[ids]
+        x += self.pos[:n]
+        x += self.type0
         x = _layer_norm(x, *self.ln0, self.eps)
-        heads, dim = self.heads, self.hidden // self.heads
-        scale = np.float32(1.0 / np.sqrt(dim))
+        hidden, heads = self.hidden, self.heads
+        dim = hidden // heads
         for b in self.blocks:
-            qkv = x @ b["qkv"] + b["qkv_b"]
-            q, k, v = (qkv[:, i * self.hidden:(i + 1) * self.hidden]
-                       .reshape(n, heads, dim).transpose(1, 0, 2) for i in range(3))
-            scores = (q @ k.transpose(0, 2, 1)) * scale
-            scores -= scores.max(axis=-1, keepdims=True)
-            probs = np.exp(scores)
+            qkv = x @ b["qkv"]
+            qkv += b["qkv_b"]
+            q = qkv[:, :hidden].reshape(n, heads, dim).transpose(1, 0, 2)
+            k = qkv[:, hidden:2 * hidden].reshape(n, heads, dim).transpose(1, 2, 0)
+            v = qkv[:, 2 * hidden:].reshape(n, heads, dim).transpose(1, 0, 2)
+            probs = q @ k  # the 1/sqrt(dim) scale is folded into the query weights
+            probs -= probs.max(axis=-1, keepdims=True)
+            np.exp(probs, out=probs)
             probs /= probs.sum(axis=-1, keepdims=True)
-            ctx = (probs @ v).transpose(1, 0, 2).reshape(n, self.hidden)
-            x = _layer_norm(x + ctx @ b["o"] + b["o_b"], b["ln1_w"], b["ln1_b"], self.eps)
-            h = _gelu(x @ b["i"] + b["i_b"])
-            x = _layer_norm(x + h @ b["out"] + b["out_b"], b["ln2_w"], b["ln2_b"], self.eps)
+            ctx = (probs @ v).transpose(1, 0, 2).reshape(n, hidden)
+            y = ctx @ b["o"]
+            y += b["o_b"]
+            y += x
+            x = _layer_norm(y, b["ln1_w"], b["ln1_b"], self.eps)
+            h = x @ b["i"]
+            h += b["i_b"]
+            y = _gelu(h) @ b["out"]
+            y += b["out_b"]
+            y += x
+            x = _layer_norm(y, b["ln2_w"], b["ln2_b"], self.eps)
         pooled: np.ndarray = x.mean(axis=0)
         return pooled
 
     def encode(self, text: str) -> np.ndarray:
         """The normalised embedding of ``text``; long text is embedded in windows, averaged."""
-        ids = self.token_ids(text)
+        return self.encode_ids(self.token_ids(text))
+
+    def encode_ids(self, ids: Sequence[int]) -> np.ndarray:
+        """``encode`` of already tokenised text (with its [CLS] and [SEP])."""
+        ids = list(ids)
         cls, sep, body = ids[0], ids[-1], ids[1:-1]
         room = self.max_tokens - 2
         with self._lock, self._limiter:

@@ -294,3 +294,76 @@ def test_big_indexes_drop_very_common_words_from_the_keyword_query(
     assert s._match("Ana Ben") in ('"ana"', '"ben"')  # all common: the rarest stays
     assert s.search("Ana PostgreSQL", SearchOptions(min_score=0)).results[0].message_ids == [
         "m4", "m5"]
+
+
+def test_keyword_budget_keeps_the_rarest_words_it_can_afford(
+        indexed: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.search.hybrid as hybrid
+
+    monkeypatch.setattr(hybrid, "PRUNE_ABOVE", 1)
+    monkeypatch.setattr(hybrid, "COMMON_SHARE", 1.0)
+    s = Searcher(indexed)
+    df = {w: s._doc_freq(w) for w in ("ana", "postgresql", "kitten")}
+    assert df["postgresql"] == df["kitten"] == 1 and df["ana"] == 2
+    indexed.settings.keyword_budget = 2
+    assert s._match("Ana kitten PostgreSQL") == '"kitten" OR "postgresql"'  # 1 + 1 rows
+    indexed.settings.keyword_budget = 1
+    assert s._match("Ana kitten PostgreSQL") == '"kitten"'  # rarest first, ties by order
+    indexed.settings.keyword_budget = 0  # no limit
+    assert s._match("Ana kitten PostgreSQL") == '"ana" OR "kitten" OR "postgresql"'
+
+
+def test_keyword_side_without_join_equals_the_joined_query(indexed: SearchIndex) -> None:
+    s = Searcher(indexed)
+    everything = SearchOptions(min_score=0.0)
+    assert s._unfiltered(everything)
+    assert not s._unfiltered(SearchOptions(sources=("sessions",)))  # memory chunks exist
+    assert not s._unfiltered(SearchOptions(since="2024-05-02"))
+    match = s._match("kitten PostgreSQL deploy")
+    assert match is not None
+    fast = s._keyword_side(match, 50, everything)
+    where, params = s._filters(everything)
+    joined = indexed.db.rows(
+        f"SELECT f.rowid, bm25(chunks_fts) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+        f"WHERE chunks_fts MATCH ? {where} ORDER BY bm25(chunks_fts) LIMIT 50", (match, *params))
+    assert fast == {int(c): float(b) for c, b in joined}
+    only = s._keyword_side(match, 50, SearchOptions(sources=("memory",)))
+    assert only and set(only) < set(fast)
+
+
+def test_worker_thread_gives_the_same_results_and_degrades(
+        indexed: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.search.hybrid as hybrid
+    from memtui.search.embeddings import EmbeddingUnavailable
+
+    opts = SearchOptions(min_score=0.0)
+    inline = Searcher(indexed, warm=True).search("kitten feather toy", opts)
+    monkeypatch.setattr(hybrid, "PARALLEL_ABOVE", 0)
+    for warm in (True, False):
+        threaded = Searcher(indexed, warm=warm).search("kitten feather toy", opts)
+        assert [(h.chunk_id, round(h.score, 6)) for h in threaded.results] == [
+            (h.chunk_id, round(h.score, 6)) for h in inline.results]
+
+    def broken(text: str) -> None:
+        raise EmbeddingUnavailable("model files vanished")
+
+    monkeypatch.setattr(indexed.embedder, "embed_query", broken)
+    res = Searcher(indexed, warm=True).search("PostgreSQL", opts)
+    assert res.fallback == "no-vector" and res.results[0].message_ids == ["m4", "m5"]
+    assert indexed.embedder is None  # disabled for the rest of the process
+
+
+def test_context_two_places_away_is_a_bonus(home: Home, tmp_path: Path,
+                                            fake: FakeEmbedder) -> None:
+    from memtui.search.hybrid import Searcher as S
+
+    where = {i: ("t.jsonl", "s1", "sessions") for i in range(1, 6)}
+    where[9] = ("MEMORY.md", "", "memory")
+    scored = [(1, 0.9), (3, 0.5), (5, 0.5), (9, 0.5)]
+    smoothed = dict(S._smooth(scored, where, 0.3, (0.4, 0.2)))
+    assert smoothed[3] > smoothed[5]  # 3 is two places from the strong hit 1
+    isolated = (0.5 + 0.3 * 0.5 / 3) / 1.7
+    assert smoothed[9] == pytest.approx(isolated)  # no context: as without the bonus
+    assert dict(S._smooth(scored, where, 0.3, (0.4, 0.0)))[9] == pytest.approx(isolated)
+    assert max(dict(S._smooth([(1, 1.0), (2, 1.0), (3, 1.0)], where, 0.3,
+                              (0.4, 0.2))).values()) == 1.0  # capped

@@ -27,6 +27,15 @@ def test_numpy_query_encoder_matches_sentence_transformers(real_embedder: Any) -
         assert float(np.dot(fast, ref)) > 0.999, query
 
 
+def test_query_vectors_are_cached_by_word_pieces(real_embedder: Any) -> None:
+    real_embedder._query_cache.clear()
+    first = real_embedder.embed_query("When did Melanie paint a sunrise?")
+    again = real_embedder.embed_query("when did   melanie paint a SUNRISE ?")  # same pieces
+    assert again is first and not first.flags.writeable
+    other = real_embedder.embed_query("When did Melanie paint a lake?")
+    assert other is not first and float(other @ first) < 0.999
+
+
 def test_long_text_is_windowed_not_truncated(real_embedder: Any) -> None:
     model = real_embedder._model()
     assert model.max_seq_length == 512  # raised from the default 256
