@@ -14,7 +14,11 @@ from memtui.stores import rules as store
 def _table(rules: list[store.Rule]) -> None:
     from rich.table import Table
 
-    table = Table("id", "score", "status", "viol.", "agent", "domain", "last reinforced", "rule")
+    # Narrow columns never wrap; the rule text takes the rest of the terminal.
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for name in ("id", "score", "status", "viol", "agent", "domain", "reinforced"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("rule", ratio=1, min_width=30)
     for r in rules:
         table.add_row(str(r.id), f"{r.score:.1f}", r.status, str(r.violations), r.agent or "*",
                       r.domain, r.last_reinforced[:10], r.rule)

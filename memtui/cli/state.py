@@ -13,7 +13,11 @@ from memtui.stores import state as store
 def _table(entries: list[store.StateEntry]) -> None:
     from rich.table import Table
 
-    table = Table("id", "date", "agent", "category", "domain", "status", "summary")
+    # Narrow columns never wrap; the summary takes the rest of the terminal.
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for name in ("id", "date", "agent", "category", "domain", "status"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("summary", ratio=1, min_width=30)
     for e in entries:
         table.add_row(str(e.id), e.created_at[:10], e.agent, e.category, e.domain, e.status,
                       e.summary)
