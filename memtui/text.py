@@ -75,3 +75,19 @@ def similarity(a: str, b: str) -> float:
     if not na or not nb:
         return 1.0 if na == nb else 0.0
     return SequenceMatcher(None, na, nb, autojunk=False).ratio()
+
+
+def ratio_at_least(na: str, nb: str, threshold: float) -> float:
+    """difflib's ratio of two normalised texts when it reaches ``threshold``, else 0.0.
+
+    The cheap bounds go first (the length bound, then quick_ratio), so scanning many
+    candidates for a near-duplicate rarely runs the full comparison.
+    """
+    n, m = len(na), len(nb)
+    if not n or not m or 2 * min(n, m) / (n + m) < threshold:
+        return 0.0
+    sm = SequenceMatcher(None, na, nb, autojunk=False)
+    if sm.quick_ratio() < threshold:
+        return 0.0
+    score = sm.ratio()
+    return score if score >= threshold else 0.0

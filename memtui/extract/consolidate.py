@@ -219,15 +219,12 @@ class SimilarityIndex:
                 return Match(item, True)
             m = len(item.norm)
             if 2 * min(n, m) / (n + m) < self.threshold:
-                continue
+                continue  # before the word comparison below, which has no such bound
             if SequenceMatcher(None, split, item.norm.split(), autojunk=False).ratio() < (
                     MIN_WORD_RATIO):
                 continue
-            sm = SequenceMatcher(None, norm, item.norm, autojunk=False)
-            if sm.quick_ratio() < self.threshold:
-                continue
-            score = sm.ratio()
-            if score < self.threshold:
+            score = text.ratio_at_least(norm, item.norm, self.threshold)
+            if not score:
                 continue
             if same:
                 if best_same is None or score > best_same[0]:

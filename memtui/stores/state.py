@@ -294,9 +294,10 @@ def find_similar(
         sql += " AND updated_at >= ?"
         params.append(timeutil.iso((now or timeutil.now()) - within))
     best: tuple[float, StateEntry] | None = None
+    wanted = text.normalise(summary)
     for row in db.query(sql + " ORDER BY updated_at DESC LIMIT 500", params):
-        score = text.similarity(summary, row["summary"])
-        if score >= threshold and (best is None or score > best[0]):
+        score = text.ratio_at_least(wanted, text.normalise(row["summary"]), threshold)
+        if score and (best is None or score > best[0]):
             best = (score, _entry(row))
     return best[1] if best else None
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any
 
 from memtui import text, timeutil
@@ -180,15 +179,9 @@ class Graveyard:
             return True
         numbers: frozenset[str] | None = None
         for buried, buried_numbers in self._kinds.get((layer, kind), ()):
-            n, m = len(norm), len(buried)
-            if not n or 2 * min(n, m) / (n + m) < SIMILARITY:
-                continue
             if numbers is None:
                 numbers = _numbers(norm)
-            if numbers != buried_numbers:
-                continue
-            sm = SequenceMatcher(None, norm, buried, autojunk=False)
-            if sm.quick_ratio() >= SIMILARITY and sm.ratio() >= SIMILARITY:
+            if numbers == buried_numbers and text.ratio_at_least(norm, buried, SIMILARITY):
                 return True
         if source_entry:
             for buried in self._entries.get((layer, kind, source_entry), ()):
