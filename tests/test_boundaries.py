@@ -14,7 +14,8 @@ ENGINE = ["memtui.db", "memtui.home", "memtui.config", "memtui.stores.state",
           "memtui.stores.rules", "memtui.stores.flows", "memtui.gates", "memtui.boot",
           "memtui.maintenance", "memtui.health", "memtui.doctor", "memtui.sample"]
 FRAMEWORKS = ["textual", "click", "typer", "mcp"]
-HEAVY = ["numpy", "torch", "sentence_transformers", "anthropic", "textual", "yaml"]
+HEAVY = ["numpy", "torch", "sentence_transformers", "onnxruntime", "onnx", "anthropic", "textual",
+         "yaml"]
 
 
 def _modules_after(code: str) -> set[str]:

@@ -51,6 +51,7 @@ def test_changed_settings_are_live_and_a_section_can_be_appended(tmp_path: Path)
         ("[gates]\nbudget = 3\n", "gates.budget", "a known key"),
         ("[nope]\nx = 1\n", "nope", "a known section"),
         ("[extract]\nextractor = 'gpt'\n", "extract.extractor", "one of local, llm"),
+        ("[search]\nquery_precision = 'int4'\n", "search.query_precision", "one of int8, fp32"),
         ("[maintenance]\ndecay_per_cycle = -1\n", "maintenance.decay_per_cycle", "0 or more"),
         ("[agents]\nids = 'main'\n", "agents.ids", "a list of strings"),
         ("[search]\nchunk_overlap = 500\n", "search.chunk_overlap", "less than"),

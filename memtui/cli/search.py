@@ -174,7 +174,8 @@ def index_status(ctx: click.Context, agent: str | None, as_json: bool) -> None:
     out.print(table)
     out.print(f"dirty: {'yes' if st.dirty else 'no'}   pending vectors: {st.pending_vectors}   "
               f"last sync: {st.last_sync or 'never'}   size: {st.size_bytes / 1e6:.1f} MB")
-    out.print(f"provider: {st.provider}   model: {st.model}   vectors: {st.vector_store}")
+    out.print(f"provider: {st.provider}   model: {st.model}   vectors: {st.vector_store}   "
+              f"queries: {st.query_encoder}")
     out.print(f"fallbacks: {', '.join(st.fallbacks) or 'none'}"
               + ("   [yellow]fingerprint changed: next sync rebuilds[/yellow]"
                  if st.stale_fingerprint else ""))

@@ -133,6 +133,7 @@ class IndexStatus:
     fingerprint: dict[str, Any]
     provider: str
     model: str
+    query_encoder: str
     vector_store: str
     fallbacks: list[str]
     last_sync: str | None
@@ -162,7 +163,8 @@ class SearchIndex:
         if embedder == "auto":
             try:
                 self._embedder = get_embedder(self.settings.provider, self.settings.model,
-                                              batch_size=self.settings.embed_batch_size)
+                                              batch_size=self.settings.embed_batch_size,
+                                              query_precision=self.settings.query_precision)
             except EmbeddingUnavailable as exc:
                 self._embedder, self.embedder_error = None, str(exc)
         elif isinstance(embedder, str):
@@ -606,6 +608,9 @@ class SearchIndex:
             fingerprint=stored or self.fingerprint(db),
             provider=emb.provider if emb else "none",
             model=emb.model if emb else (self.embedder_error or "none"),
+            query_encoder=(describe() if (describe := getattr(emb, "describe_query_encoder",
+                                                               None)) else
+                           "the embedder" if emb else "none"),
             vector_store=self.vector_store(db), fallbacks=self.fallbacks(db),
             last_sync=self.get_meta(db, "last_sync"), size_bytes=size)
 

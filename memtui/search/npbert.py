@@ -140,11 +140,18 @@ class NumpyEncoder:
 
     def _forward(self, ids: list[int]) -> np.ndarray:
         """Mean of the last hidden states of one sequence (float32, in-place where it can)."""
-        n = len(ids)
+        return self._layers(self._embed(ids))
+
+    def _embed(self, ids: list[int]) -> np.ndarray:
+        """The embedded, normalised sequence [n, hidden] that enters the first layer."""
         x = self.word[ids]
-        x += self.pos[:n]
+        x += self.pos[:len(ids)]
         x += self.type0
-        x = _layer_norm(x, *self.ln0, self.eps)
+        return _layer_norm(x, *self.ln0, self.eps)
+
+    def _layers(self, x: np.ndarray) -> np.ndarray:
+        """The transformer layers over ``x`` [n, hidden], mean-pooled to [hidden]."""
+        n = x.shape[0]
         hidden, heads = self.hidden, self.heads
         dim = hidden // heads
         for b in self.blocks:

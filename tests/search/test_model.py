@@ -16,15 +16,58 @@ from tests.search.conftest import add_transcript
 pytestmark = pytest.mark.slow
 
 
-def test_numpy_query_encoder_matches_sentence_transformers(real_embedder: Any) -> None:
-    queries = ["When did Melanie paint a sunrise?", "x", "日本語の質問 with émoji 🎉",
-               "deploy " * 700]
-    reference = real_embedder.embed_documents(queries)
-    for query, ref in zip(queries, reference, strict=True):
+QUERIES = ["When did Melanie paint a sunrise?", "x", "日本語の質問 with émoji 🎉",
+           "deploy " * 700]  # the last is longer than one 512-piece window
+
+
+def test_default_query_encoder_is_int8_onnx_close_to_sentence_transformers(
+        real_embedder: Any) -> None:
+    reference = real_embedder.embed_documents(QUERIES)
+    for query, ref in zip(QUERIES, reference, strict=True):
         real_embedder._query_cache.clear()
         fast = real_embedder.embed_query(query)
-        assert fast.shape == (384,) and abs(float(np.linalg.norm(fast)) - 1) < 1e-5
-        assert float(np.dot(fast, ref)) > 0.999, query
+        assert fast.dtype == np.float32 and fast.shape == (384,)
+        assert abs(float(np.linalg.norm(fast)) - 1) < 1e-5
+        # int8 weights and activations: close to, not equal to, the float32 vector
+        assert float(np.dot(fast, ref)) > 0.98, query
+    assert real_embedder.query_encoder_name == "onnxruntime int8"
+    assert real_embedder.describe_query_encoder() == "onnxruntime int8"
+
+
+def test_fp32_onnx_and_numpy_encoders_equal_sentence_transformers(real_embedder: Any) -> None:
+    from memtui.search.npbert import NumpyEncoder
+    from memtui.search.onnxbert import OnnxEncoder
+
+    reference = real_embedder.embed_documents(QUERIES)
+    encoders = [OnnxEncoder(real_embedder.path, precision="fp32"),
+                NumpyEncoder(real_embedder.path)]
+    for query, ref in zip(QUERIES, reference, strict=True):
+        for enc in encoders:
+            assert float(np.dot(enc.encode(query), ref)) > 0.9999, (query, type(enc))
+
+
+def test_query_precision_setting_reaches_the_encoder(home: Home) -> None:
+    from memtui.search.embeddings import get_embedder
+
+    home.settings.search.query_precision = "fp32"
+    emb = SearchIndex(home, "main").embedder
+    assert emb is get_embedder("local", "all-MiniLM-L6-v2", query_precision="fp32")
+    assert emb.describe_query_encoder() == "onnxruntime fp32"  # type: ignore[union-attr]
+    assert SearchIndex(home, "main").status().query_encoder == "onnxruntime fp32"
+
+
+def test_without_onnxruntime_queries_use_the_numpy_encoder(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.search import onnxbert
+    from memtui.search.embeddings import LocalEmbedder
+    from memtui.search.npbert import NumpyEncoder
+
+    monkeypatch.setattr(onnxbert, "available", lambda: False)
+    emb = LocalEmbedder()
+    vec = emb.embed_query("When did Melanie paint a sunrise?")
+    assert type(emb._query_encoder()) is NumpyEncoder
+    assert emb.query_encoder_name == "numpy fp32 (onnxruntime is missing)"
+    assert abs(float(np.linalg.norm(vec)) - 1) < 1e-5
 
 
 def test_query_vectors_are_cached_by_word_pieces(real_embedder: Any) -> None:

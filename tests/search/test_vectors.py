@@ -49,7 +49,7 @@ def test_smallest_picks_exactly_keep_lowest_values_ties_by_index() -> None:
 def test_quantised_search_keeps_recall_against_exact() -> None:
     rows = _clustered(6000)
     ids = np.arange(1, 6001)
-    exact = VectorMatrix(ids, rows, np.zeros(6000, np.uint8))
+    exact = VectorMatrix(ids, rows, np.zeros(6000, np.uint8), quantise_above=10**9)
     quant = VectorMatrix(ids, rows, np.zeros(6000, np.uint8), quantise_above=0).prepare()
     assert not exact.quantised and quant.quantised
     rng = np.random.default_rng(1)
@@ -118,3 +118,23 @@ def test_rescore_depth() -> None:
     assert rescore_rows(100_000, 10) == vectors.RESCORE_MIN
     assert rescore_rows(1_000_000, 10) == 10_000
     assert rescore_rows(100_000, 500) == 500 * vectors.RESCORE_PER_K
+
+
+def test_int8_column_quantisation_is_within_half_a_step() -> None:
+    from memtui.search.onnxbert import quantise_columns
+
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((64, 16)).astype(np.float32) * rng.uniform(0.01, 5, 16)
+    w[:, 3] = 0.0  # an all-zero column must not divide by zero
+    q, scale = quantise_columns(w)
+    assert q.dtype == np.int8 and scale.shape == (16,) and np.all(scale > 0)
+    assert np.all(np.abs(q.astype(np.float32) * scale - w) <= scale / 2 + 1e-7)
+    assert np.all(np.abs(q).max(axis=0)[np.arange(16) != 3] == 127)  # the range is used
+    assert not q[:, 3].any()
+
+
+def test_unknown_query_precision_is_refused() -> None:
+    from memtui.search.onnxbert import build_graph
+
+    with pytest.raises(ValueError, match="int4"):
+        build_graph(None, "int4")  # type: ignore[arg-type]

@@ -1,0 +1,147 @@
+"""The query encoder's six transformer layers as an ONNX Runtime graph, int8 by default.
+
+A fresh query embedding is most of a warm search's time: with numpy (``npbert``) the
+24 float32 matrix products of all-MiniLM-L6-v2 cost ~7 ms of one core of this box, and
+its 42 MB of layer weights do not stay in the 32 MB L3 between searches. ONNX Runtime's
+``DynamicQuantizeMatMul`` multiplies the activations, quantised per call to uint8, by
+int8 weights quantised per output column: a quarter of the weight memory (10.6 MB) and
+integer kernels, ~2.7 ms per LoCoMo question on one core (matrix products 2.4 ms,
+attention, LayerNorm and GELU the rest). The query vector differs from the float32 one
+by a cosine of 0.994 on average (≥ 0.989 on the LoCoMo questions) while documents keep
+their float32 sentence-transformers vectors: LoCoMo R@10 0.757 instead of 0.767
+(docs/search.md). ``precision="fp32"`` builds the same graph with float matrix products
+(cosine 1.0 to sentence-transformers, ~5-6 ms). Measured and rejected: 8-bit
+``MatMulNBits`` (cosine 0.9997 but 7.8 ms, no fast kernel here), 4-bit (0.964, 5.9 ms),
+SmoothQuant-style activation scaling (cosine 0.995-0.997, R@10 within one question of
+plain int8, and fragile: one calibration setting gave 0.83).
+
+The graph is built in memory from the weights ``NumpyEncoder`` already loaded (no
+exporter, no torch, no file to go stale), in ~0.2 s: word-piece lookup and the first
+LayerNorm stay in numpy (they touch a dozen rows of a 47 MB table); the graph takes the
+embedded sequence ``x`` [n, hidden] and returns the mean of the last hidden states.
+Attention is ONNX Runtime's ``MultiHeadAttention`` (one node instead of twelve).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memtui.search.npbert import NumpyEncoder
+
+PRECISIONS = ("int8", "fp32")
+OPSET = 20  # Gelu is an ONNX op from opset 20
+MS_DOMAIN = "com.microsoft"
+
+
+def available() -> bool:
+    """Whether onnxruntime and onnx import here."""
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def quantise_columns(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric int8 quantisation of ``w`` [in, out] per output column: (q, scale)."""
+    peak = np.abs(w).max(axis=0)
+    scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+    return q, scale
+
+
+def build_graph(enc: NumpyEncoder, precision: str = "int8") -> bytes:
+    """The serialised ONNX model of ``enc``'s layers and mean pooling."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown query precision {precision!r}: expected one of "
+                         f"{', '.join(PRECISIONS)}")
+    from onnx import TensorProto, helper, numpy_helper
+
+    hidden, heads = enc.hidden, enc.heads
+    nodes: list[Any] = []
+    inits: list[Any] = []
+
+    def const(name: str, value: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(value, name))
+        return name
+
+    def node(op: str, inputs: list[str], output: str, domain: str = "", **attrs: Any) -> str:
+        nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain,
+                                      **attrs))
+        return output
+
+    def dense(x: str, w: np.ndarray, b: np.ndarray, name: str) -> str:
+        bias = const(f"{name}.b", b.astype(np.float32))
+        if precision == "fp32":
+            y = node("MatMul", [x, const(f"{name}.w", w)], f"{name}.mm")
+            return node("Add", [y, bias], name)
+        q, scale = quantise_columns(w)
+        return node("DynamicQuantizeMatMul",
+                    [x, const(f"{name}.q", q), const(f"{name}.scale", scale), "", bias],
+                    name, domain=MS_DOMAIN)
+
+    def add_norm(y: str, residual: str, w: np.ndarray, b: np.ndarray, name: str) -> str:
+        """LayerNorm(y + residual)."""
+        total = node("Add", [y, residual], f"{name}.sum")
+        return node("LayerNormalization", [total, const(f"{name}.w", w), const(f"{name}.b", b)],
+                    name, axis=-1, epsilon=enc.eps)
+
+    split3 = const("split3", np.array([hidden] * 3, dtype=np.int64))
+    x = node("Unsqueeze", ["x", const("axis0", np.array([0], dtype=np.int64))], "x3")
+    for i, b in enumerate(enc.blocks):
+        p = f"l{i}"
+        qkv = dense(x, b["qkv"], b["qkv_b"], f"{p}.qkv")
+        nodes.append(helper.make_node("Split", [qkv, split3], [f"{p}.q", f"{p}.k", f"{p}.v"],
+                                      name=f"{p}.split", axis=2))
+        # the 1/sqrt(dim) scale is folded into the query weights by NumpyEncoder
+        ctx = node("MultiHeadAttention", [f"{p}.q", f"{p}.k", f"{p}.v"], f"{p}.attn",
+                   domain=MS_DOMAIN, num_heads=heads, scale=1.0)
+        x = add_norm(dense(ctx, b["o"], b["o_b"], f"{p}.o"), x, b["ln1_w"], b["ln1_b"],
+                     f"{p}.ln1")
+        h = node("Gelu", [dense(x, b["i"], b["i_b"], f"{p}.i")], f"{p}.gelu")
+        x = add_norm(dense(h, b["out"], b["out_b"], f"{p}.out"), x, b["ln2_w"], b["ln2_b"],
+                     f"{p}.ln2")
+    node("ReduceMean", [x, const("axes01", np.array([0, 1], dtype=np.int64))], "pooled",
+         keepdims=0)
+    graph = helper.make_graph(
+        nodes, "memtui-query-encoder",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", hidden])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [hidden])],
+        initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                    helper.make_opsetid(MS_DOMAIN, 1)])
+    model.ir_version = 9
+    data: bytes = model.SerializeToString()
+    return data
+
+
+class OnnxEncoder(NumpyEncoder):
+    """``NumpyEncoder`` whose transformer layers run in ONNX Runtime."""
+
+    def __init__(self, path: Path, max_tokens: int = 512, *, precision: str = "int8",
+                 threads: int = 1) -> None:
+        super().__init__(path, max_tokens)
+        import onnxruntime as ort
+
+        self.precision = precision
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # a search waits on one short call: spinning threads would only steal the core
+        # the keyword side runs on
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(build_graph(self, precision), options,
+                                             providers=["CPUExecutionProvider"])
+        # the layer weights now live in the session (quantised or copied)
+        self.blocks = []
+
+    def _layers(self, x: np.ndarray) -> np.ndarray:
+        pooled: np.ndarray = self._session.run(["pooled"], {"x": x})[0]
+        return pooled
