@@ -27,7 +27,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import apsw
 
@@ -63,6 +63,11 @@ KEYWORD_DEPTH = 200
 """Keyword matches scored per query: enough to give most vector candidates their bm25.
 (LoCoMo R@6 and R@10 with max_results 6 / 10 are identical at depths 100, 300 and 1,000;
 at 100k chunks 200 rows instead of 1,000 save ~1 ms.)"""
+VECTOR_DEPTH = 4
+"""The vector side returns this many times the candidates: filters other than the source
+apply after it, and its extra candidates lend their scores to their neighbours in the
+context blend. LoCoMo R@10 with max_results 10: 0.730 at depth 1, 0.733 at 2, 0.751 at 4,
+0.752 at 8 (with max_results 50: 0.757 at 1, 0.761 at 2 and above)."""
 PRUNE_ABOVE = 5_000
 """Chunks above which very common query words are left out of the keyword query."""
 PARALLEL_ABOVE = 5_000
@@ -137,6 +142,24 @@ class SearchResponse:
             out["weights"] = self.weights
             out["fusion"] = self.fusion
         return out
+
+
+class _Row(NamedTuple):
+    """What a search reads of a candidate chunk (``session`` is '' when it has none)."""
+
+    file: str
+    session: str
+    source: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    message_ids: str
+    raw_session: str | None
+    ts: str | None
+    ref: str | None
+    current: int
+    meta: str | None
 
 
 @dataclass(frozen=True)
@@ -252,27 +275,30 @@ class Searcher:
 
     def _start_vector(self, query: str, k: int, sources: Sequence[str]
                       ) -> Future[tuple[np.ndarray, dict[int, float] | None]]:
-        """Embed the query on a worker thread; when the vectors are in memory, also find its
-        k nearest there. The result is (query vector, scores or None: search SQLite)."""
+        """Embed the query, then (when the vectors are in memory) find its k nearest on a
+        worker thread. The result is (query vector, scores or None: search SQLite).
+
+        The embedding runs first, on this thread: ONNX Runtime spreads it over both cores,
+        and run beside the keyword side it measured slower (three busy threads on two
+        cores, and its 10 MB of weights streaming through the cache that the keyword
+        side and the vector scan use)."""
         emb = self.index.embedder
         assert emb is not None
-        matrix = self.matrix() if self._in_memory() else None  # reads SQLite: this thread
-        allowed = None if set(sources) >= set(SOURCES) else [SOURCE_CODES[s] for s in sources]
-
-        def job() -> tuple[np.ndarray, dict[int, float] | None]:
+        done: Future[tuple[np.ndarray, dict[int, float] | None]] = Future()
+        try:
             qvec = emb.embed_query(query)
-            if matrix is None:
-                return qvec, None
-            return qvec, dict(matrix.search(qvec, k, allowed))
-
-        if self._size() < PARALLEL_ABOVE:  # the keyword side is too quick to be worth a thread
-            done: Future[tuple[np.ndarray, dict[int, float] | None]] = Future()
-            try:
-                done.set_result(job())
-            except MemtuiError as exc:
-                done.set_exception(exc)
+        except MemtuiError as exc:
+            done.set_exception(exc)
             return done
-        return _pool().submit(job)
+        matrix = self.matrix() if self._in_memory() else None
+        if matrix is None:
+            done.set_result((qvec, None))
+            return done
+        allowed = None if set(sources) >= set(SOURCES) else [SOURCE_CODES[s] for s in sources]
+        if self._size() < PARALLEL_ABOVE:  # the keyword side is too quick to be worth a thread
+            done.set_result((qvec, dict(matrix.search(qvec, k, allowed))))
+            return done
+        return _pool().submit(lambda: (qvec, dict(matrix.search(qvec, k, allowed))))
 
     def _vectors_for(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids:
@@ -352,13 +378,9 @@ class Searcher:
                 words = [w for w in words if w in kept]
         return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
-    def _unfiltered(self, opts: SearchOptions) -> bool:
-        """True when the options' filters cannot drop any chunk of this index: no
-        ``since``, every source present is allowed, and no superseded fact (or they are
-        wanted). Then the keyword side reads FTS5 alone, without a join per matching row.
-        Which sources are present comes from the ``files`` table, cached per generation."""
-        if opts.since:
-            return False
+    def _layout_now(self) -> tuple[frozenset[str], bool]:
+        """(sources present, any superseded fact), read once per index generation from
+        the ``files`` table."""
         gen = self._generation()
         if self._layout is None or self._layout[0] != gen:
             db = self.index.db
@@ -368,7 +390,16 @@ class Searcher:
                 "SELECT 1 FROM chunks WHERE file IN (SELECT key FROM files WHERE source = "
                 "'facts') AND current = 0 LIMIT 1"))
             self._layout = (gen, present, superseded)
-        _, present, superseded = self._layout
+        return self._layout[1], self._layout[2]
+
+    def _unfiltered(self, opts: SearchOptions) -> bool:
+        """True when the options' filters cannot drop any chunk of this index: no
+        ``since``, every source present is allowed, and no superseded fact (or they are
+        wanted). Then the keyword side reads FTS5 alone, without a join per matching row.
+        Which sources are present comes from the ``files`` table, cached per generation."""
+        if opts.since:
+            return False
+        present, superseded = self._layout_now()
         return present <= set(opts.sources) and (opts.include_superseded or not superseded)
 
     def _keyword_side(self, match: str, k: int, opts: SearchOptions) -> dict[int, float]:
@@ -441,8 +472,7 @@ class Searcher:
         fusion = index.settings.fusion
         k = max(1, min(MAX_CANDIDATES,
                        opts.max_results * max(1, index.settings.candidate_multiplier)))
-        # Filters other than the source apply after the vector search: ask for more.
-        vk = k if not (opts.since or not opts.include_superseded) else min(1000, k * 4)
+        vk = min(1000, k * VECTOR_DEPTH)
         use_vector = emb is not None and "no-vector" not in fallback and bool(query.strip())
         # The query is embedded (and, when warm, the in-memory vectors scanned) on a worker
         # thread while this thread runs the keyword side.
@@ -458,6 +488,10 @@ class Searcher:
             bm25 = self._keyword_side(match, max(k, KEYWORD_DEPTH), opts)
             keyword_top = list(bm25)[:k]
 
+        # While the worker embeds, fetch the keyword candidates' rows (filters applied).
+        rows = self._rows(keyword_top, opts)
+        checked = set(keyword_top)
+
         vec_scores: dict[int, float] = {}
         qvec = None
         if pending is not None:
@@ -471,7 +505,8 @@ class Searcher:
                               else self._vector_side(qvec, vk, opts.sources))
         weights = self.weights(use_vector, use_keyword)
 
-        candidates = self._allowed(set(vec_scores) | set(keyword_top), opts)
+        rows.update(self._rows([c for c in vec_scores if c not in checked], opts))
+        candidates = {cid: (row.file, row.session, row.source) for cid, row in rows.items()}
         if use_vector and qvec is not None:
             missing = [c for c in candidates if c not in vec_scores]
             for cid, vec in self._vectors_for(missing).items():
@@ -484,7 +519,7 @@ class Searcher:
         if settings.session_weight > 0 or any(g > 0 for g in gammas):
             scored = self._smooth(scored, candidates, settings.session_weight, gammas)
         scored = [(cid, s) for cid, s in scored if s >= opts.min_score][:opts.max_results]
-        hits = self._hits(scored, vec_scores if use_vector else None,
+        hits = self._hits(scored, rows, vec_scores if use_vector else None,
                           bm25 if use_keyword else None, query)
         return SearchResponse(query=query, results=hits,
                               provider=emb.provider if emb and use_vector else None,
@@ -492,22 +527,22 @@ class Searcher:
                               fallback="+".join(dict.fromkeys(fallback)) or None,
                               weights=weights, fusion=fusion)
 
-    def _allowed(self, ids: set[int], opts: SearchOptions
-                 ) -> dict[int, tuple[str, str, str]]:
-        """The candidates that pass the source, time and current filters, with where they
-        sit: id -> (file, session, source)."""
+    def _rows(self, ids: Sequence[int], opts: SearchOptions) -> dict[int, _Row]:
+        """The chunks among ``ids`` that pass the source, time and current filters."""
         if not ids:
             return {}
         where, params = self._filters(opts)
-        ordered = sorted(ids)
-        out: dict[int, tuple[str, str, str]] = {}
+        ordered = sorted(set(ids))
+        out: dict[int, _Row] = {}
         for start in range(0, len(ordered), 500):
             part = ordered[start:start + 500]
             marks = ",".join("?" * len(part))
-            for cid, file, session, source in self.index.db.rows(
-                    f"SELECT c.id, c.file, coalesce(c.session, ''), c.source FROM chunks c "
-                    f"WHERE c.id IN ({marks}){where}", (*part, *params)):
-                out[int(cid)] = (str(file), str(session), str(source))
+            for r in self.index.db.rows(
+                    f"SELECT c.id, c.file, coalesce(c.session, ''), c.source, c.path, "
+                    f"c.start_line, c.end_line, c.text, c.message_ids, c.session, c.ts, c.ref, "
+                    f"c.current, c.meta FROM chunks c WHERE c.id IN ({marks}){where}",
+                    (*part, *params)):
+                out[int(r[0])] = _Row(*r[1:])
         return out
 
     @staticmethod
@@ -574,30 +609,25 @@ class Searcher:
         out.sort(key=lambda item: (-item[1], item[0]))
         return out
 
-    def _hits(self, scored: Sequence[tuple[int, float]], vec: dict[int, float] | None,
-              bm25: dict[int, float] | None, query: str) -> list[Hit]:
+    @staticmethod
+    def _hits(scored: Sequence[tuple[int, float]], rows: dict[int, _Row],
+              vec: dict[int, float] | None, bm25: dict[int, float] | None,
+              query: str) -> list[Hit]:
         if not scored:
             return []
-        ids = [c for c, _ in scored]
-        marks = ",".join("?" * len(ids))
-        rows = {r["id"]: r for r in self.index.db.query(
-            f"SELECT id, source, path, start_line, end_line, text, message_ids, session, ts, "
-            f"ref, current, meta FROM chunks WHERE id IN ({marks})", ids)}
         words = content_terms(query)
-        tscore = keyword_scores(ids, bm25) if bm25 is not None else {}
+        tscore = keyword_scores([c for c, _ in scored], bm25) if bm25 is not None else {}
         hits = []
         for cid, score in scored:
-            r = rows.get(cid)
-            if r is None:
-                continue
+            r = rows[cid]
             hits.append(Hit(
-                path=r["path"], start_line=r["start_line"], end_line=r["end_line"], score=score,
-                snippet=snippet(r["text"], words), source=r["source"],
-                message_ids=json.loads(r["message_ids"]),
+                path=r.path, start_line=r.start_line, end_line=r.end_line, score=score,
+                snippet=snippet(r.text, words), source=r.source,
+                message_ids=json.loads(r.message_ids),
                 vector_score=None if vec is None else max(0.0, vec.get(cid, 0.0)),
                 text_score=None if bm25 is None else tscore.get(cid, 0.0),
-                chunk_id=cid, session=r["session"], ts=r["ts"], ref=r["ref"],
-                current=bool(r["current"]), meta=json.loads(r["meta"] or "{}")))
+                chunk_id=cid, session=r.raw_session, ts=r.ts, ref=r.ref,
+                current=bool(r.current), meta=json.loads(r.meta or "{}")))
         return hits
 
 

@@ -114,7 +114,9 @@ def test_gelu_matches_erf() -> None:
 
 
 def test_rescore_depth() -> None:
-    assert rescore_rows(1_000, 10) == 1_000
+    assert rescore_rows(150, 10) == 150  # never more than there are
+    assert rescore_rows(1_000, 10) == 10 * vectors.RESCORE_PER_K
+    assert rescore_rows(10_000, 10) == 1_000  # a tenth of a small index
     assert rescore_rows(100_000, 10) == vectors.RESCORE_MIN
     assert rescore_rows(1_000_000, 10) == 10_000
     assert rescore_rows(100_000, 500) == 500 * vectors.RESCORE_PER_K
