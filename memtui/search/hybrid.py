@@ -210,6 +210,7 @@ class Searcher:
         self._df: tuple[int, dict[str, int]] = (-1, {})
         self._tokenizer: Any = None
         self._layout: tuple[int, frozenset[str], bool] | None = None
+        self._places: tuple[int, np.ndarray, list[tuple[str, str]]] | None = None
         self._gen: int | None = None
         fusion = index.settings.fusion
         if fusion not in FUSIONS:
@@ -250,6 +251,35 @@ class Searcher:
             self._matrix = VectorMatrix(ids, vectors, codes).prepare()
         self._matrix_generation = gen
         return self._matrix
+
+    def _locate(self, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+        """(file, session, source) of in-memory vectors' chunks, without SQL.
+
+        A warm searcher keeps, per index generation, the (file, session) group of every
+        row of its matrix (4 bytes a row plus the distinct groups): locating the ~100
+        vector candidates of a search then costs no query (0.4 ms at 10k chunks).
+        """
+        import numpy as np
+
+        matrix = self.matrix()
+        gen = self._matrix_generation
+        if self._places is None or self._places[0] != gen:
+            keys: dict[tuple[str, str], int] = {}
+            group = np.full(len(matrix), -1, dtype=np.int32)
+            for cid, file, session in self.index.db.rows(
+                    "SELECT id, file, coalesce(session, '') FROM chunks"):
+                row = matrix.row_of(int(cid))
+                if row is not None:
+                    group[row] = keys.setdefault((str(file), str(session)), len(keys))
+            self._places = (gen, group, list(keys))
+        _, group, names = self._places
+        out: dict[int, tuple[str, str, str]] = {}
+        for cid in ids:
+            row = matrix.row_of(cid)
+            if row is not None and group[row] >= 0:
+                file, session = names[group[row]]
+                out[cid] = (file, session, SOURCES[int(matrix.sources[row])])
+        return out
 
     def _vector_side(self, qvec: np.ndarray, k: int, sources: Sequence[str]
                      ) -> dict[int, float]:
@@ -378,6 +408,11 @@ class Searcher:
                 words = [w for w in words if w in kept]
         return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
+    def _post_filtered(self, opts: SearchOptions) -> bool:
+        """True when a filter other than the source may drop chunks of this index: a
+        ``since``, or superseded facts that are not wanted."""
+        return bool(opts.since) or (not opts.include_superseded and self._layout_now()[1])
+
     def _layout_now(self) -> tuple[frozenset[str], bool]:
         """(sources present, any superseded fact), read once per index generation from
         the ``files`` table."""
@@ -505,8 +540,15 @@ class Searcher:
                               else self._vector_side(qvec, vk, opts.sources))
         weights = self.weights(use_vector, use_keyword)
 
-        rows.update(self._rows([c for c in vec_scores if c not in checked], opts))
         candidates = {cid: (row.file, row.session, row.source) for cid, row in rows.items()}
+        vector_only = [c for c in vec_scores if c not in checked]
+        if self.warm and self._in_memory() and not self._post_filtered(opts):
+            # the vector side applied the source filter; nothing else can drop them
+            candidates.update(self._locate(vector_only))
+        else:
+            rows.update(self._rows(vector_only, opts))
+            candidates.update((cid, (row.file, row.session, row.source))
+                              for cid, row in rows.items())
         if use_vector and qvec is not None:
             missing = [c for c in candidates if c not in vec_scores]
             for cid, vec in self._vectors_for(missing).items():
@@ -519,6 +561,7 @@ class Searcher:
         if settings.session_weight > 0 or any(g > 0 for g in gammas):
             scored = self._smooth(scored, candidates, settings.session_weight, gammas)
         scored = [(cid, s) for cid, s in scored if s >= opts.min_score][:opts.max_results]
+        rows.update(self._rows([c for c, _ in scored if c not in rows], opts))
         hits = self._hits(scored, rows, vec_scores if use_vector else None,
                           bm25 if use_keyword else None, query)
         return SearchResponse(query=query, results=hits,
@@ -619,7 +662,9 @@ class Searcher:
         tscore = keyword_scores([c for c, _ in scored], bm25) if bm25 is not None else {}
         hits = []
         for cid, score in scored:
-            r = rows[cid]
+            r = rows.get(cid)
+            if r is None:  # removed by a sync in another process since it was scored
+                continue
             hits.append(Hit(
                 path=r.path, start_line=r.start_line, end_line=r.end_line, score=score,
                 snippet=snippet(r.text, words), source=r.source,

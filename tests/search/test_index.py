@@ -353,6 +353,41 @@ def test_worker_thread_gives_the_same_results_and_degrades(
     assert indexed.embedder is None  # disabled for the rest of the process
 
 
+def test_warm_searcher_locates_candidates_in_memory_and_follows_syncs(
+        indexed: SearchIndex, home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.search.hybrid as hybrid
+
+    monkeypatch.setattr(hybrid, "PARALLEL_ABOVE", 0)
+    indexed.settings.session_chunking = "message"  # neighbours within sessions matter
+    indexed.sync()
+    warm = Searcher(indexed, warm=True)
+    # the last two match no keyword: every candidate is located from memory
+    queries = ["kitten feather toy", "PostgreSQL replica", "deploy key vault", "certificates",
+               "zqxj wvut", "adopted"[::-1]]
+    option_sets = [SearchOptions(min_score=0.0),
+                   SearchOptions(min_score=0.0, sources=("sessions",)),
+                   SearchOptions(min_score=0.0, since="2024-05-02")]  # filtered: SQL path
+
+    def hits(searcher: Searcher, q: str, opts: SearchOptions) -> list[dict[str, object]]:
+        # in-memory float32 dot products and sqlite-vec distances differ by ~1e-7
+        return [{**h.as_dict(), "score": round(h.score, 4),
+                 "vector_score": round(h.vector_score or 0, 4)}
+                for h in searcher.search(q, opts).results]
+
+    def same_as_cold() -> None:
+        for q in queries:
+            for opts in option_sets:
+                assert hits(warm, q, opts) == hits(Searcher(indexed), q, opts), (q, opts)
+
+    same_as_cold()
+    assert warm._places is not None  # the in-memory locations were used
+    _write(home, "memory/2024-05-03.md", "# 2024-05-03\n\n- The kitten knocked over the vault\n")
+    indexed.sync()
+    same_as_cold()  # new chunks located after the index generation changed
+    top = warm.search("kitten vault", SearchOptions(min_score=0.0)).results[0]
+    assert top.path == "memory/2024-05-03.md"
+
+
 def test_context_two_places_away_is_a_bonus(home: Home, tmp_path: Path,
                                             fake: FakeEmbedder) -> None:
     from memtui.search.hybrid import Searcher as S
