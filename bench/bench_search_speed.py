@@ -180,7 +180,7 @@ def bench_queries(n: int, embedder: LocalEmbedder, turns: list[str], questions: 
     for q in qs[:5]:
         searcher.search(q, opts)  # warm-up: BLAS, caches, statement cache
     full, embed, cached = [], [], []
-    for q in qs:
+    for q in qs * 3:
         embedder._query_cache.clear()
         t = time.perf_counter()
         embedder.embed_query(q)

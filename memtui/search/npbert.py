@@ -144,10 +144,14 @@ class NumpyEncoder:
 
     def _embed(self, ids: list[int]) -> np.ndarray:
         """The embedded, normalised sequence [n, hidden] that enters the first layer."""
+        return _layer_norm(self._embedding_sum(ids), *self.ln0, self.eps)
+
+    def _embedding_sum(self, ids: list[int]) -> np.ndarray:
+        """Word-piece, position and token-type embeddings of ``ids``, summed [n, hidden]."""
         x = self.word[ids]
         x += self.pos[:len(ids)]
         x += self.type0
-        return _layer_norm(x, *self.ln0, self.eps)
+        return x
 
     def _layers(self, x: np.ndarray) -> np.ndarray:
         """The transformer layers over ``x`` [n, hidden], mean-pooled to [hidden]."""
