@@ -53,6 +53,8 @@ from memtui.search.index import SearchIndex  # noqa: E402
 from memtui.stores import sources as source_store  # noqa: E402
 
 CACHE = REPO / ".bench" / "speed"
+RESULTS: list[dict[str, float]] = []
+"""Query medians of this process (printed as JSON for --runs)."""
 
 
 def locomo() -> tuple[list[str], list[str]]:
@@ -192,6 +194,8 @@ def bench_queries(n: int, embedder: LocalEmbedder, turns: list[str], questions: 
         t = time.perf_counter()
         searcher.search(q, opts)  # the query vector is cached now
         cached.append(time.perf_counter() - t)
+    RESULTS.append({"chunks": n, "query_ms": median_ms(full), "embed_ms": median_ms(embed),
+                    "cached_ms": median_ms(cached)})
     print(f"{n:>9} chunks | warm query {median_ms(full):>6} ms median (embedding "
           f"{median_ms(embed)} ms; {median_ms(cached)} ms with the query vector cached) | "
           f"vectors loaded in {load_s:.1f} s (built in {t1 - t0:.0f} s)")
@@ -304,6 +308,26 @@ def bench_noop(embedder: LocalEmbedder, turns: list[str]) -> None:
         idx.close()
 
 
+def runs_in_processes(sizes: str, runs: int) -> None:
+    """The query benchmark in ``runs`` fresh processes: each run's medians, then theirs."""
+    import subprocess
+
+    per_size: dict[int, list[dict[str, float]]] = {}
+    for i in range(runs):
+        out = subprocess.run([sys.executable, __file__, "--sizes", sizes, "--only", "queries",
+                              "--json"], capture_output=True, text=True, check=True).stdout
+        line = next(x for x in out.splitlines() if x.startswith("RESULTS "))
+        for r in json.loads(line[len("RESULTS "):]):
+            per_size.setdefault(int(r["chunks"]), []).append(r)
+            print(f"run {i + 1}: {int(r['chunks']):>9} chunks | warm query {r['query_ms']:>6} ms "
+                  f"(embedding {r['embed_ms']} ms; cached vector {r['cached_ms']} ms)")
+    for n, rs in per_size.items():
+        q = sorted(r["query_ms"] for r in rs)
+        print(f"{n:>9} chunks | warm query, median of {len(rs)} processes: "
+              f"{statistics.median(q)} ms (fastest {q[0]}, slowest {q[-1]}); embedding "
+              f"{statistics.median(r['embed_ms'] for r in rs)} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -311,8 +335,18 @@ def main() -> None:
     ap.add_argument("--only", default="queries,indexing,noop")
     ap.add_argument("--index-chunks", type=int, default=1000)
     ap.add_argument("--index-rounds", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=1,
+                    help="query latency: run the query benchmark in this many fresh processes "
+                         "and print the median of their medians (on this box a process can "
+                         "land in a slow phase: one in four or five runs 30-60%% slower)")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
+    if args.runs > 1 and "queries" in args.only.split(","):
+        runs_in_processes(args.sizes, args.runs)
+        args.only = ",".join(x for x in args.only.split(",") if x != "queries")
+        if not args.only:
+            return
     turns, questions = locomo()
     embedder = LocalEmbedder()
     only = set(args.only.split(","))
@@ -321,6 +355,8 @@ def main() -> None:
         base = base_vectors(embedder, turns)
         for n in [int(s) for s in args.sizes.split(",")]:
             bench_queries(n, embedder, turns, questions, base)
+    if args.json:
+        print("RESULTS " + json.dumps(RESULTS))
     if "indexing" in only:
         bench_indexing(embedder, turns, args.index_chunks, args.index_rounds)
     if "noop" in only:
