@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -27,6 +28,8 @@ from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:
     import numpy as np
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MODEL_MAX_TOKENS = 512
@@ -257,8 +260,13 @@ class LocalEmbedder:
         from memtui.search import onnxbert
 
         if onnxbert.available():
-            encoder = onnxbert.OnnxEncoder(self.path, self.max_tokens,
-                                           precision=self.query_precision)
+            try:
+                encoder = onnxbert.OnnxEncoder(self.path, self.max_tokens,
+                                               precision=self.query_precision)
+            except ImportError as exc:  # installed but broken
+                log.warning("onnxruntime unusable, queries use numpy: %s", exc)
+                return (NumpyEncoder(self.path, self.max_tokens),
+                        f"numpy fp32 (onnxruntime failed: {exc})")
             return encoder, f"onnxruntime {self.query_precision}"
         return NumpyEncoder(self.path, self.max_tokens), "numpy fp32 (onnxruntime is missing)"
 
@@ -270,7 +278,9 @@ class LocalEmbedder:
 
         if not NumpyEncoder.supports(self.path):
             return "sentence-transformers"
-        if all(importlib.util.find_spec(m) for m in ("onnx", "onnxruntime")):
+        from memtui.search import onnxbert
+
+        if onnxbert.available():
             return f"onnxruntime {self.query_precision}"
         return "numpy fp32 (onnxruntime is missing)"
 

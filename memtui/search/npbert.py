@@ -14,9 +14,10 @@ supported; ``NumpyEncoder.supports`` says whether a model folder fits.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -70,10 +71,12 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
 class NumpyEncoder:
     """Mean-pooled, normalised BERT embeddings computed with numpy."""
 
-    def __init__(self, path: Path, max_tokens: int = 512) -> None:
-        from safetensors.numpy import load_file
+    def __init__(self, path: Path, max_tokens: int = 512, *, layers: bool = True) -> None:
+        """Load the tokenizer and the embeddings, and the layers unless ``layers`` is False
+        (a subclass that runs the layers elsewhere; ``load_layers`` loads them later)."""
         from tokenizers import Tokenizer
 
+        self.path = path
         cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
         self.layers = int(cfg["num_hidden_layers"])
         self.heads = int(cfg["num_attention_heads"])
@@ -83,38 +86,54 @@ class NumpyEncoder:
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
-        raw = load_file(str(path / "model.safetensors"))
-        prefix = "bert." if "bert.embeddings.word_embeddings.weight" in raw else ""
-
-        def w(name: str) -> np.ndarray:
-            return np.ascontiguousarray(raw[prefix + name], dtype=np.float32)
-
-        self.word = w("embeddings.word_embeddings.weight")
-        self.pos = w("embeddings.position_embeddings.weight")
-        self.type0 = w("embeddings.token_type_embeddings.weight")[0]
-        self.ln0 = (w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"))
+        with self._weights() as w:
+            self.word = w("embeddings.word_embeddings.weight")
+            self.pos = w("embeddings.position_embeddings.weight")
+            self.type0 = w("embeddings.token_type_embeddings.weight")[0]
+            self.ln0 = (w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"))
         self.blocks: list[dict[str, np.ndarray]] = []
-        for i in range(self.layers):
-            p = f"encoder.layer.{i}."
-            q, k, v = (w(p + f"attention.self.{n}.weight") for n in ("query", "key", "value"))
-            qb, kb, vb = (w(p + f"attention.self.{n}.bias") for n in ("query", "key", "value"))
-            scale = np.float32(1.0 / np.sqrt(self.hidden // self.heads))
-            self.blocks.append({
-                "qkv": np.ascontiguousarray(np.concatenate([q * scale, k, v]).T),
-                "qkv_b": np.concatenate([qb * scale, kb, vb]),
-                "o": np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
-                "o_b": w(p + "attention.output.dense.bias"),
-                "ln1_w": w(p + "attention.output.LayerNorm.weight"),
-                "ln1_b": w(p + "attention.output.LayerNorm.bias"),
-                "i": np.ascontiguousarray(w(p + "intermediate.dense.weight").T),
-                "i_b": w(p + "intermediate.dense.bias"),
-                "out": np.ascontiguousarray(w(p + "output.dense.weight").T),
-                "out_b": w(p + "output.dense.bias"),
-                "ln2_w": w(p + "output.LayerNorm.weight"),
-                "ln2_b": w(p + "output.LayerNorm.bias"),
-            })
+        if layers:
+            self.load_layers()
         self._limiter = single_thread_blas()
         self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def _weights(self) -> Iterator[Callable[[str], np.ndarray]]:
+        """Read single float32 tensors from model.safetensors (only those asked for)."""
+        from safetensors import safe_open
+
+        with safe_open(str(self.path / "model.safetensors"), framework="numpy") as f:
+            prefix = "bert." if "bert.embeddings.word_embeddings.weight" in f.keys() else ""
+
+            def w(name: str) -> np.ndarray:
+                return np.ascontiguousarray(f.get_tensor(prefix + name), dtype=np.float32)
+
+            yield w
+
+    def load_layers(self) -> None:
+        """The transformer layers' weights, fused and transposed for ``x @ W``."""
+        if self.blocks:
+            return
+        with self._weights() as w:
+            for i in range(self.layers):
+                p = f"encoder.layer.{i}."
+                q, k, v = (w(p + f"attention.self.{n}.weight") for n in ("query", "key", "value"))
+                qb, kb, vb = (w(p + f"attention.self.{n}.bias") for n in ("query", "key", "value"))
+                scale = np.float32(1.0 / np.sqrt(self.hidden // self.heads))
+                self.blocks.append({
+                    "qkv": np.ascontiguousarray(np.concatenate([q * scale, k, v]).T),
+                    "qkv_b": np.concatenate([qb * scale, kb, vb]),
+                    "o": np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
+                    "o_b": w(p + "attention.output.dense.bias"),
+                    "ln1_w": w(p + "attention.output.LayerNorm.weight"),
+                    "ln1_b": w(p + "attention.output.LayerNorm.bias"),
+                    "i": np.ascontiguousarray(w(p + "intermediate.dense.weight").T),
+                    "i_b": w(p + "intermediate.dense.bias"),
+                    "out": np.ascontiguousarray(w(p + "output.dense.weight").T),
+                    "out_b": w(p + "output.dense.bias"),
+                    "ln2_w": w(p + "output.LayerNorm.weight"),
+                    "ln2_b": w(p + "output.LayerNorm.bias"),
+                })
 
     @staticmethod
     def supports(path: Path) -> bool:

@@ -5,8 +5,8 @@ A fresh query embedding is most of a warm search's time: with numpy (``npbert``)
 its 42 MB of layer weights do not stay in the 32 MB L3 between searches. ONNX Runtime's
 ``DynamicQuantizeMatMul`` multiplies the activations, quantised per call to uint8, by
 int8 weights quantised per output column: a quarter of the weight memory (10.6 MB) and
-integer kernels, ~2.7 ms per LoCoMo question on one core (matrix products 2.4 ms,
-attention, LayerNorm and GELU the rest). The query vector differs from the float32 one
+integer kernels: ~2.7 ms per LoCoMo question on one core (matrix products 2.4 ms,
+attention, LayerNorm and GELU the rest), 1.4-2.2 ms on two. The query vector differs from the float32 one
 by a cosine of 0.994 on average (≥ 0.989 on the LoCoMo questions) while documents keep
 their float32 sentence-transformers vectors: LoCoMo R@10 0.757 instead of 0.767
 (docs/search.md). ``precision="fp32"`` builds the same graph with float matrix products
@@ -15,16 +15,24 @@ their float32 sentence-transformers vectors: LoCoMo R@10 0.757 instead of 0.767
 SmoothQuant-style activation scaling (cosine 0.995-0.997, R@10 within one question of
 plain int8, and fragile: one calibration setting gave 0.83).
 
-The graph is built in memory from the weights ``NumpyEncoder`` already loaded (no
-exporter, no torch, no file to go stale), in ~0.2 s: the word-piece lookup stays in
-numpy (it touches a dozen rows of a 47 MB table); the graph takes the summed embeddings
-``x`` [n, hidden] and returns the mean of the last hidden states.
-Attention is ONNX Runtime's ``MultiHeadAttention`` (one node instead of twelve).
+The graph is built from the model's own weights (no exporter, no torch) in ~0.2 s and
+kept in the user's cache folder (``~/.cache/memtui/query-encoders/``, keyed by the
+weights file, the precision and ``GRAPH_VERSION``; safe to delete): a later process
+loads it without importing ``onnx`` or the layer weights, so a one-shot ``memtui
+search`` starts as fast as with the numpy encoder (~0.43 s here). A damaged file is
+rebuilt.
+
+The word-piece lookup stays in numpy (it touches a dozen rows of a 47 MB table); the
+graph takes the summed embeddings ``x`` [n, hidden], normalises them, runs the layers
+(attention is ONNX Runtime's ``MultiHeadAttention``: one node instead of twelve) and
+returns the mean of the last hidden states. It runs on two threads (``THREADS``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -34,6 +42,8 @@ import numpy as np
 from memtui.search.npbert import NumpyEncoder
 
 PRECISIONS = ("int8", "fp32")
+GRAPH_VERSION = 1
+"""Bump when ``build_graph`` changes what it builds: cached graphs then go unused."""
 THREADS = 2
 """Intra-op threads of a query's run: two spinning threads take an int8 LoCoMo question
 from 2.8 to 2.0 ms (4 ms of CPU); inside a search, where the keyword side holds the other
@@ -41,15 +51,15 @@ core for ~0.8 ms of it, the whole query still gains ~0.6 ms."""
 OPSET = 20  # Gelu is an ONNX op from opset 20
 MS_DOMAIN = "com.microsoft"
 
+log = logging.getLogger(__name__)
+
 
 def available() -> bool:
-    """Whether onnxruntime and onnx import here."""
-    try:
-        import onnx  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether onnxruntime and onnx are installed (found, not imported: onnx is only
+    imported when a graph has to be built)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
 
 
 def quantise_columns(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -131,10 +141,13 @@ class OnnxEncoder(NumpyEncoder):
     """``NumpyEncoder`` whose transformer layers run in ONNX Runtime."""
 
     def __init__(self, path: Path, max_tokens: int = 512, *, precision: str = "int8",
-                 threads: int = THREADS) -> None:
-        super().__init__(path, max_tokens)
+                 threads: int = THREADS, cache_dir: Path | None = None) -> None:
+        super().__init__(path, max_tokens, layers=False)
         import onnxruntime as ort
 
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown query precision {precision!r}: expected one of "
+                             f"{', '.join(PRECISIONS)}")
         self.precision = precision
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, min(threads, os.cpu_count() or 1))
@@ -150,12 +163,63 @@ class OnnxEncoder(NumpyEncoder):
         # the rest of the search (measured: the worker thread started 0.7 ms late)
         options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3
-        self._session = ort.InferenceSession(build_graph(self, precision), options,
-                                             providers=["CPUExecutionProvider"])
-        # the layer weights now live in the session (quantised or copied), and numpy does
-        # no matrix product here: no BLAS thread limit to set and restore (~0.1 ms)
-        self.blocks = []
+        self.cache_path = self._cache_path(cache_dir)
+        self.from_cache = False
+        graph = self._cached_graph()
+        try:
+            self._session = ort.InferenceSession(graph or self._build(), options,
+                                                 providers=["CPUExecutionProvider"])
+            self.from_cache = graph is not None
+        except Exception as exc:  # noqa: BLE001 - a damaged cache file: build afresh
+            if graph is None:
+                raise
+            log.warning("query encoder cache %s unusable (%s): rebuilding", self.cache_path, exc)
+            self._session = ort.InferenceSession(self._build(), options,
+                                                 providers=["CPUExecutionProvider"])
+        # numpy does no matrix product here: no BLAS thread limit to set and restore
         self._limiter = contextlib.nullcontext()
+
+    def _cache_path(self, cache_dir: Path | None) -> Path | None:
+        """Where the built graph is kept: keyed by the weights file (path, size, mtime),
+        the precision and ``GRAPH_VERSION``, so a changed model or builder never reuses it."""
+        if cache_dir is None:
+            try:
+                from platformdirs import user_cache_dir
+
+                cache_dir = Path(user_cache_dir("memtui")) / "query-encoders"
+            except Exception:  # noqa: BLE001 - no cache is only slower
+                return None
+        weights = self.path / "model.safetensors"
+        try:
+            st = weights.stat()
+        except OSError:
+            return None
+        key = hashlib.sha256(f"{GRAPH_VERSION}|{self.precision}|{weights.resolve()}|"
+                             f"{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:20]
+        return cache_dir / f"query-encoder-{self.precision}-{key}.onnx"
+
+    def _cached_graph(self) -> bytes | None:
+        if self.cache_path is None:
+            return None
+        try:
+            return self.cache_path.read_bytes()
+        except OSError:
+            return None
+
+    def _build(self) -> bytes:
+        """Build the graph from the layer weights, and keep it for the next process."""
+        self.load_layers()
+        graph = build_graph(self, self.precision)
+        self.blocks = []  # the session holds the (quantised) weights now
+        if self.cache_path is not None:
+            try:
+                self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self.cache_path.with_name(f".{self.cache_path.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(graph)
+                os.replace(tmp, self.cache_path)
+            except OSError as exc:
+                log.info("query encoder not cached at %s: %s", self.cache_path, exc)
+        return graph
 
     def _embed(self, ids: list[int]) -> np.ndarray:
         # the graph normalises (one node instead of ~10 numpy calls on a dozen rows)

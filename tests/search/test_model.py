@@ -105,3 +105,42 @@ def test_real_model_end_to_end(home: Home, transcript: Path, real_embedder: Any)
     res = Searcher(idx).search("What pet did Ana adopt?", SearchOptions(min_score=0.0))
     assert res.results[0].message_ids == ["m1"]
     assert res.provider == "local" and res.model == "all-MiniLM-L6-v2"
+
+
+def test_built_query_encoder_is_cached_and_a_damaged_cache_is_rebuilt(
+        real_embedder: Any, tmp_path: Path) -> None:
+    from memtui.search.onnxbert import OnnxEncoder
+
+    query = "When did Melanie paint a sunrise?"
+    first = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
+    assert not first.from_cache and first.cache_path is not None
+    assert first.cache_path.parent == tmp_path and first.cache_path.stat().st_size > 5_000_000
+    again = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
+    assert again.from_cache and not again.blocks  # no layer weights loaded
+    assert np.array_equal(again.encode(query), first.encode(query))
+    fp32 = OnnxEncoder(real_embedder.path, precision="fp32", cache_dir=tmp_path)
+    assert fp32.cache_path != first.cache_path and not fp32.from_cache
+
+    first.cache_path.write_bytes(b"not an onnx model")
+    repaired = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
+    assert not repaired.from_cache
+    assert np.array_equal(repaired.encode(query), first.encode(query))
+    assert first.cache_path.stat().st_size > 5_000_000  # rewritten
+
+
+def test_cached_query_encoder_loads_without_the_onnx_package(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from memtui.search.embeddings import LocalEmbedder\n"
+        "e = LocalEmbedder()\n"
+        "v = e.embed_query('deploy to production')\n"
+        "print(e.query_encoder_name, e._query.from_cache, 'onnx' in sys.modules, v.shape)\n"
+    )
+    env = {**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, timeout=120, check=True).stdout.split() for _ in range(2)]
+    assert runs[0] == ["onnxruntime", "int8", "False", "True", "(384,)"]  # built it
+    assert runs[1] == ["onnxruntime", "int8", "True", "False", "(384,)"]  # no onnx import
