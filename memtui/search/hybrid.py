@@ -27,6 +27,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import apsw
@@ -171,6 +172,19 @@ class SearchOptions:
     include_superseded: bool = False
 
 
+def _unit(x: float) -> float:
+    """``x`` clamped to [0, 1] (NaN to 1, as ``max(0, min(1, x))``)."""
+    return x if 0.0 <= x <= 1.0 else (0.0 if x < 0.0 else 1.0)
+
+
+def _best_first(scored: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Sorted by score, highest first, ties by chunk id (two C-keyed stable sorts instead
+    of a tuple-building lambda)."""
+    scored.sort(key=itemgetter(0))
+    scored.sort(key=itemgetter(1), reverse=True)
+    return scored
+
+
 def keyword_score(bm25: float) -> float:
     """FTS5 bm25 (negative, lower is better) mapped monotonically into [0, 1)."""
     s = max(0.0, -float(bm25))
@@ -191,9 +205,15 @@ def relative_keyword_score(bm25: float, best: float) -> float:
 
 
 def keyword_scores(ids: Sequence[int], bm25: dict[int, float]) -> dict[int, float]:
-    """Keyword scores of candidates: relative to the best bm25 among all scored matches."""
-    best = max(0.0, -min(bm25.values())) if bm25 else 0.0
-    return {c: relative_keyword_score(bm25[c], best) if c in bm25 else 0.0 for c in ids}
+    """Keyword scores of candidates: relative to the best bm25 among all scored matches.
+
+    ``relative_keyword_score`` inlined (no call per candidate): every ``s`` is at most
+    ``best`` here, so ``max(best, s)`` is ``best``.
+    """
+    denom = 1.0 + (max(0.0, -min(bm25.values())) if bm25 else 0.0)
+    get = bm25.get
+    return {c: (-b / denom if b < 0 else 0.0) if (b := get(c)) is not None else 0.0
+            for c in ids}
 
 
 class Searcher:
@@ -509,8 +529,8 @@ class Searcher:
                        opts.max_results * max(1, index.settings.candidate_multiplier)))
         vk = min(1000, k * VECTOR_DEPTH)
         use_vector = emb is not None and "no-vector" not in fallback and bool(query.strip())
-        # The query is embedded (and, when warm, the in-memory vectors scanned) on a worker
-        # thread while this thread runs the keyword side.
+        # The query is embedded now; on big indexes the in-memory vectors are then scanned
+        # on a worker thread while this thread runs the keyword side.
         pending = self._start_vector(query, vk, opts.sources) if use_vector else None
         match = self._match(query) if self._fts5() else None
         use_keyword = match is not None
@@ -523,7 +543,7 @@ class Searcher:
             bm25 = self._keyword_side(match, max(k, KEYWORD_DEPTH), opts)
             keyword_top = list(bm25)[:k]
 
-        # While the worker embeds, fetch the keyword candidates' rows (filters applied).
+        # While the worker scans, fetch the keyword candidates' rows (filters applied).
         rows = self._rows(keyword_top, opts)
         checked = set(keyword_top)
 
@@ -610,9 +630,11 @@ class Searcher:
         members: dict[tuple[str, ...], list[float]] = {}
         for cid, s in scored:
             members.setdefault(group[cid], []).append(s)
-        top = {g: sum(sorted(v, reverse=True)[:3]) / 3 for g, v in members.items()}
+        # scored is best first, so each group's list is too: its top 3 are its head
+        top = {g: sum(v[:3]) / 3 for g, v in members.items()}
         weights = [(d, w) for d, w in enumerate(gammas, start=1) if w > 0]
         norm = 1 + beta + (max(0.0, gammas[0]) if gammas else 0.0)
+        gget, sget = group.get, score.get
         out = []
         for cid, s in scored:
             g = group[cid]
@@ -620,19 +642,18 @@ class Searcher:
             for d, w in weights:
                 best = 0.0
                 for n in (cid - d, cid + d):
-                    if group.get(n) == g and score.get(n, 0.0) > best:
-                        best = score[n]
+                    if gget(n) == g and (v := sget(n, 0.0)) > best:
+                        best = v
                 total += w * best
             out.append((cid, min(1.0, total / norm)))
-        out.sort(key=lambda item: (-item[1], item[0]))
-        return out
+        return _best_first(out)
 
     @staticmethod
     def _fuse(ids: Sequence[int], vec: dict[int, float] | None, bm25: dict[int, float] | None,
               weights: dict[str, float], fusion: str) -> list[tuple[int, float]]:
         if not ids:
             return []
-        vscore = {c: max(0.0, min(1.0, vec.get(c, 0.0))) for c in ids} if vec is not None else {}
+        vscore = ({c: _unit(vec.get(c, 0.0)) for c in ids} if vec is not None else {})
         tscore = keyword_scores(ids, bm25) if bm25 is not None else {}
         if fusion == "rrf":
             total: dict[int, float] = dict.fromkeys(ids, 0.0)
@@ -647,10 +668,10 @@ class Searcher:
                     total[c] += w / (RRF_K + rank)
             out = [(c, s / best if best else 0.0) for c, s in total.items()]
         else:
-            out = [(c, weights["vector"] * vscore.get(c, 0.0) + weights["text"]
-                    * tscore.get(c, 0.0)) for c in ids]
-        out.sort(key=lambda item: (-item[1], item[0]))
-        return out
+            wv, wt = weights["vector"], weights["text"]
+            vget, tget = vscore.get, tscore.get
+            out = [(c, wv * vget(c, 0.0) + wt * tget(c, 0.0)) for c in ids]
+        return _best_first(out)
 
     @staticmethod
     def _hits(scored: Sequence[tuple[int, float]], rows: dict[int, _Row],

@@ -6,9 +6,9 @@ its 42 MB of layer weights do not stay in the 32 MB L3 between searches. ONNX Ru
 ``DynamicQuantizeMatMul`` multiplies the activations, quantised per call to uint8, by
 int8 weights quantised per output column: a quarter of the weight memory (10.6 MB) and
 integer kernels: ~2.7 ms per LoCoMo question on one core (matrix products 2.4 ms,
-attention, LayerNorm and GELU the rest), 1.4-2.2 ms on two. The query vector differs from the float32 one
-by a cosine of 0.994 on average (≥ 0.989 on the LoCoMo questions) while documents keep
-their float32 sentence-transformers vectors: LoCoMo R@10 0.757 instead of 0.767
+attention, LayerNorm and GELU the rest), 1.4-2.2 ms on two. The query vector differs
+from the float32 one by a cosine of 0.994 on average (≥ 0.989 on the LoCoMo questions)
+while documents keep their float32 sentence-transformers vectors: LoCoMo R@10 0.757 instead of 0.767
 (docs/search.md). ``precision="fp32"`` builds the same graph with float matrix products
 (cosine 1.0 to sentence-transformers, ~5-6 ms). Measured and rejected: 8-bit
 ``MatMulNBits`` (cosine 0.9997 but 7.8 ms, no fast kernel here), 4-bit (0.964, 5.9 ms),
