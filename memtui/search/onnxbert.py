@@ -17,7 +17,7 @@ plain int8, and fragile: one calibration setting gave 0.83).
 
 The graph is built from the model's own weights (no exporter, no torch) in ~0.2 s and
 kept in the user's cache folder (``~/.cache/memtui/query-encoders/``, keyed by the
-weights file, the precision and ``GRAPH_VERSION``; safe to delete): a later process
+weights file, the precision and the builder's source; safe to delete): a later process
 loads it without importing ``onnx`` or the layer weights, so a one-shot ``memtui
 search`` starts as fast as with the numpy encoder (~0.43 s here). A damaged file is
 rebuilt.
@@ -39,11 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from memtui.search import npbert
 from memtui.search.npbert import NumpyEncoder
 
 PRECISIONS = ("int8", "fp32")
-GRAPH_VERSION = 1
-"""Bump when ``build_graph`` changes what it builds: cached graphs then go unused."""
 THREADS = 2
 """Intra-op threads of a query's run: two spinning threads take an int8 LoCoMo question
 from 2.8 to 2.0 ms (4 ms of CPU); inside a search, where the keyword side holds the other
@@ -181,7 +180,8 @@ class OnnxEncoder(NumpyEncoder):
 
     def _cache_path(self, cache_dir: Path | None) -> Path | None:
         """Where the built graph is kept: keyed by the weights file (path, size, mtime),
-        the precision and ``GRAPH_VERSION``, so a changed model or builder never reuses it."""
+        the precision and the source of the code that builds it (this module and
+        ``npbert``), so a changed model or builder never reuses a stale graph."""
         if cache_dir is None:
             try:
                 from platformdirs import user_cache_dir
@@ -194,8 +194,11 @@ class OnnxEncoder(NumpyEncoder):
             st = weights.stat()
         except OSError:
             return None
-        key = hashlib.sha256(f"{GRAPH_VERSION}|{self.precision}|{weights.resolve()}|"
-                             f"{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:20]
+        digest = hashlib.sha256(f"{self.precision}|{weights.resolve()}|{st.st_size}|"
+                                f"{st.st_mtime_ns}".encode())
+        for module in (__file__, npbert.__file__):
+            digest.update(Path(module).read_bytes())
+        key = digest.hexdigest()[:20]
         return cache_dir / f"query-encoder-{self.precision}-{key}.onnx"
 
     def _cached_graph(self) -> bytes | None:

@@ -121,6 +121,17 @@ def test_built_query_encoder_is_cached_and_a_damaged_cache_is_rebuilt(
     fp32 = OnnxEncoder(real_embedder.path, precision="fp32", cache_dir=tmp_path)
     assert fp32.cache_path != first.cache_path and not fp32.from_cache
 
+    changed = tmp_path / "npbert_changed.py"
+    changed.write_text("# a different builder\n")
+    import memtui.search.npbert as npbert_module
+
+    original = npbert_module.__file__
+    npbert_module.__file__ = str(changed)
+    try:
+        assert OnnxEncoder(real_embedder.path, cache_dir=tmp_path).cache_path != first.cache_path
+    finally:
+        npbert_module.__file__ = original
+
     first.cache_path.write_bytes(b"not an onnx model")
     repaired = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
     assert not repaired.from_cache
