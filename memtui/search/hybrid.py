@@ -161,6 +161,15 @@ class _Row(NamedTuple):
     ref: str | None
     current: int
     meta: str | None
+    pos: int
+
+    @property
+    def place(self) -> Place:
+        return (self.file, self.session, self.source, self.pos)
+
+
+Place = tuple[str, str, str, int]
+"""Where a chunk sits: (file, session or '', source, position in its file)."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +239,7 @@ class Searcher:
         self._df: tuple[int, dict[str, int]] = (-1, {})
         self._tokenizer: Any = None
         self._layout: tuple[int, frozenset[str], bool] | None = None
-        self._places: tuple[int, np.ndarray, list[tuple[str, str]]] | None = None
+        self._places: tuple[int, np.ndarray, np.ndarray, list[tuple[str, str]]] | None = None
         self._gen: int | None = None
         fusion = index.settings.fusion
         if fusion not in FUSIONS:
@@ -272,12 +281,13 @@ class Searcher:
         self._matrix_generation = gen
         return self._matrix
 
-    def _locate(self, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
-        """(file, session, source) of in-memory vectors' chunks, without SQL.
+    def _locate(self, ids: Sequence[int]) -> dict[int, Place]:
+        """Where in-memory vectors' chunks sit, without SQL.
 
-        A warm searcher keeps, per index generation, the (file, session) group of every
-        row of its matrix (4 bytes a row plus the distinct groups): locating the ~100
-        vector candidates of a search then costs no query (0.4 ms at 10k chunks).
+        A warm searcher keeps, per index generation, the (file, session) group and the
+        position of every row of its matrix (8 bytes a row plus the distinct groups):
+        locating the ~100 vector candidates of a search then costs no query (0.4 ms at
+        10k chunks).
         """
         import numpy as np
 
@@ -286,19 +296,21 @@ class Searcher:
         if self._places is None or self._places[0] != gen:
             keys: dict[tuple[str, str], int] = {}
             group = np.full(len(matrix), -1, dtype=np.int32)
-            for cid, file, session in self.index.db.rows(
-                    "SELECT id, file, coalesce(session, '') FROM chunks"):
+            position = np.zeros(len(matrix), dtype=np.int32)
+            for cid, file, session, pos in self.index.db.rows(
+                    "SELECT id, file, coalesce(session, ''), pos FROM chunks"):
                 row = matrix.row_of(int(cid))
                 if row is not None:
                     group[row] = keys.setdefault((str(file), str(session)), len(keys))
-            self._places = (gen, group, list(keys))
-        _, group, names = self._places
-        out: dict[int, tuple[str, str, str]] = {}
+                    position[row] = pos
+            self._places = (gen, group, position, list(keys))
+        _, group, position, names = self._places
+        out: dict[int, Place] = {}
         for cid in ids:
             row = matrix.row_of(cid)
             if row is not None and group[row] >= 0:
                 file, session = names[group[row]]
-                out[cid] = (file, session, SOURCES[int(matrix.sources[row])])
+                out[cid] = (file, session, SOURCES[int(matrix.sources[row])], int(position[row]))
         return out
 
     def _vector_side(self, qvec: np.ndarray, k: int, sources: Sequence[str]
@@ -560,15 +572,14 @@ class Searcher:
                               else self._vector_side(qvec, vk, opts.sources))
         weights = self.weights(use_vector, use_keyword)
 
-        candidates = {cid: (row.file, row.session, row.source) for cid, row in rows.items()}
+        candidates = {cid: row.place for cid, row in rows.items()}
         vector_only = [c for c in vec_scores if c not in checked]
         if self.warm and self._in_memory() and not self._post_filtered(opts):
             # the vector side applied the source filter; nothing else can drop them
             candidates.update(self._locate(vector_only))
         else:
             rows.update(self._rows(vector_only, opts))
-            candidates.update((cid, (row.file, row.session, row.source))
-                              for cid, row in rows.items())
+            candidates.update((cid, row.place) for cid, row in rows.items())
         if use_vector and qvec is not None:
             missing = [c for c in candidates if c not in vec_scores]
             for cid, vec in self._vectors_for(missing).items():
@@ -603,30 +614,38 @@ class Searcher:
             for r in self.index.db.rows(
                     f"SELECT c.id, c.file, coalesce(c.session, ''), c.source, c.path, "
                     f"c.start_line, c.end_line, c.text, c.message_ids, c.session, c.ts, c.ref, "
-                    f"c.current, c.meta FROM chunks c WHERE c.id IN ({marks}){where}",
+                    f"c.current, c.meta, c.pos FROM chunks c WHERE c.id IN ({marks}){where}",
                     (*part, *params)):
                 out[int(r[0])] = _Row(*r[1:])
         return out
 
     @staticmethod
-    def _smooth(scored: list[tuple[int, float]], where: dict[int, tuple[str, str, str]],
+    def _smooth(scored: list[tuple[int, float]], where: dict[int, Place],
                 beta: float, gammas: Sequence[float]) -> list[tuple[int, float]]:
         """Blend in context: the best chunks nearby and the top of the same session.
 
         ``(s + beta * mean(top 3 of its group) + Σ_d gammas[d-1] * best chunk d places away)
         / (1 + beta + gammas[0])``, capped at 1. A group is a transcript session or a
-        markdown file; the chunks d places away are those at ``id ± d`` in that group.
-        Episodes and facts stand alone (their group is themselves, they have no
-        neighbours), so all sources stay on one scale. On LoCoMo the adjacent chunk lifts
-        R@10 by about 0.07 (the answer often sits next to the turn that matches the
-        question's words) and the chunks two places away by another 0.015. Those farther
-        terms are a bonus left out of the normaliser, so a hit without context keeps the
-        score the first-order blend gives it (and ``min_score`` its meaning).
+        markdown file; the chunks d places away are the candidates at position ``pos ± d``
+        in the same input and group. Episodes and facts stand alone (their group is
+        themselves, they have no neighbours), so all sources stay on one scale. On LoCoMo
+        the adjacent chunk lifts R@10 by about 0.07 (the answer often sits next to the
+        turn that matches the question's words) and the chunks two places away by another
+        0.015. Those farther terms are a bonus left out of the normaliser, so a hit
+        without context keeps the score the first-order blend gives it (and
+        ``min_score`` its meaning).
         """
-        score = dict(scored)
         group: dict[int, tuple[str, ...]] = {}
-        for cid, (file, session, source) in where.items():
-            group[cid] = (file, session) if source in ("sessions", "memory") else (str(cid),)
+        at: dict[tuple[tuple[str, ...], int], float] = {}
+        score = dict(scored)
+        for cid, (file, session, source, pos) in where.items():
+            if source in ("sessions", "memory"):
+                key: tuple[str, ...] = (file, session)
+                group[cid] = key
+                if cid in score:
+                    at[(key, pos)] = score[cid]
+            else:
+                group[cid] = (str(cid),)
         members: dict[tuple[str, ...], list[float]] = {}
         for cid, s in scored:
             members.setdefault(group[cid], []).append(s)
@@ -634,17 +653,15 @@ class Searcher:
         top = {g: sum(v[:3]) / 3 for g, v in members.items()}
         weights = [(d, w) for d, w in enumerate(gammas, start=1) if w > 0]
         norm = 1 + beta + (max(0.0, gammas[0]) if gammas else 0.0)
-        gget, sget = group.get, score.get
+        get = at.get
         out = []
         for cid, s in scored:
             g = group[cid]
             total = s + beta * top[g]
-            for d, w in weights:
-                best = 0.0
-                for n in (cid - d, cid + d):
-                    if gget(n) == g and (v := sget(n, 0.0)) > best:
-                        best = v
-                total += w * best
+            if len(g) == 2:
+                pos = where[cid][3]
+                for d, w in weights:
+                    total += w * max(get((g, pos - d), 0.0), get((g, pos + d), 0.0))
             out.append((cid, min(1.0, total / norm)))
         return _best_first(out)
 

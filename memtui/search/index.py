@@ -75,7 +75,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     ref         TEXT,
     current     INTEGER NOT NULL DEFAULT 1,
     meta        TEXT NOT NULL DEFAULT '{}',
-    embedded    INTEGER NOT NULL DEFAULT 0
+    embedded    INTEGER NOT NULL DEFAULT 0,
+    pos         INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(embedded) WHERE embedded = 0;
@@ -214,10 +215,22 @@ class SearchIndex:
     def _ensure_schema(self, db: Database) -> None:
         with db.write():
             db.conn.execute(_SCHEMA)
+            self._add_positions(db)
             if fts5_available(db):
                 db.conn.execute(_FTS)
             if self._embedder is not None:
                 self._ensure_vectors(db, self._embedder.dims)
+
+    @staticmethod
+    def _add_positions(db: Database) -> None:
+        """Indexes made before chunks had ``pos`` get it, in place: each chunk's rank by
+        id within its input, which is what neighbours were before (no rebuild needed)."""
+        columns = {str(r[1]) for r in db.rows("PRAGMA table_info(chunks)")}
+        if "pos" in columns:
+            return
+        db.execute("ALTER TABLE chunks ADD COLUMN pos INTEGER NOT NULL DEFAULT 0")
+        db.execute("WITH r AS (SELECT id, row_number() OVER (PARTITION BY file ORDER BY id) - 1 "
+                   "AS p FROM chunks) UPDATE chunks SET pos = r.p FROM r WHERE r.id = chunks.id")
 
     def _ensure_vectors(self, db: Database, dims: int) -> None:
         if vec_available(db):
@@ -400,30 +413,40 @@ class SearchIndex:
 
     def _replace_chunks(self, db: Database, item: SourceFile,
                         chunks: Sequence[Chunk]) -> tuple[int, int]:
-        """Diff one input's chunks against the index: keep equal ones, add new, drop gone."""
-        old: dict[str, list[int]] = defaultdict(list)
-        for cid, key in db.rows("SELECT id, key FROM chunks WHERE file = ?", (item.key,)):
-            old[key].append(int(cid))
-        fresh: list[Chunk] = []
-        for chunk in chunks:
-            ids = old.get(chunk.key)
-            if ids:
-                ids.pop()
+        """Diff one input's chunks against the index: keep equal ones, add new, drop gone.
+
+        Every chunk gets ``pos``, its place in the input: neighbours in the context blend
+        are ``pos ± d``, so a transcript that grows across syncs (its new chunks get ids
+        after other inputs' chunks) keeps its turns adjacent.
+        """
+        old: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for cid, key, pos in db.rows("SELECT id, key, pos FROM chunks WHERE file = ? "
+                                     "ORDER BY id", (item.key,)):
+            old[key].append((int(cid), int(pos)))
+        fresh: list[tuple[int, Chunk]] = []
+        moved: list[tuple[int, int]] = []
+        for place, chunk in enumerate(chunks):
+            kept = old.get(chunk.key)
+            if kept:
+                cid, pos = kept.pop(0)
+                if pos != place:
+                    moved.append((place, cid))
             else:
-                fresh.append(chunk)
-        gone = [cid for ids in old.values() for cid in ids]
+                fresh.append((place, chunk))
+        gone = [cid for kept in old.values() for cid, _ in kept]
         removed = self._delete_chunks(db, gone)
+        db.executemany("UPDATE chunks SET pos = ? WHERE id = ?", moved)
         rows = []
-        for c in fresh:
+        for place, c in fresh:
             embed = c.embedding_input
             rows.append((item.key, c.source, c.path, c.start_line, c.end_line, c.hash, c.key,
                          sha256(embed), None if embed == c.text else embed, c.text,
                          json.dumps(list(c.message_ids), ensure_ascii=False), c.session, c.ts,
-                         c.ref, int(c.current), json.dumps(c.meta, ensure_ascii=False)))
+                         c.ref, int(c.current), json.dumps(c.meta, ensure_ascii=False), place))
         db.executemany(
             "INSERT INTO chunks(file, source, path, start_line, end_line, hash, key, embed_hash, "
-            "embed_text, text, message_ids, session, ts, ref, current, meta) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            "embed_text, text, message_ids, session, ts, ref, current, meta, pos) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
         return len(fresh), removed
 
     def _delete_chunks(self, db: Database, ids: Sequence[int]) -> int:

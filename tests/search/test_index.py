@@ -388,12 +388,59 @@ def test_warm_searcher_locates_candidates_in_memory_and_follows_syncs(
     assert top.path == "memory/2024-05-03.md"
 
 
+def test_a_transcript_grown_across_syncs_ranks_like_a_fresh_index(
+        tmp_path: Path, fake: FakeEmbedder) -> None:
+    """Neighbours are positions in the input, not chunk ids: chunks appended in a later
+    sync (their ids come after other inputs' chunks) stay adjacent to the earlier ones."""
+    from tests.search.conftest import CONVERSATION
+
+    def build(name: str, grow: bool) -> Searcher:
+        home = Home(tmp_path / name)
+        home.init(["main"])
+        home.settings.search.session_chunking = "message"
+        path = tmp_path / f"{name}.jsonl"
+        one_session = [{**m, "session": "s1"} for m in CONVERSATION]
+        write_transcript(path, one_session[:3] if grow else one_session)
+        add_transcript(home, path)
+        idx = SearchIndex(home, "main", embedder=fake)
+        if grow:
+            idx.sync()
+            _write(home, "MEMORY.md", "# Memory\n\n- The replica lives in rack 4\n")
+            idx.sync()  # the memory chunk takes the next id
+            write_transcript(path, one_session)
+        else:
+            _write(home, "MEMORY.md", "# Memory\n\n- The replica lives in rack 4\n")
+        idx.sync()
+        return Searcher(idx)
+
+    grown, fresh = build("grown", True), build("fresh", False)
+    ids = grown.index.db.rows("SELECT id, pos FROM chunks WHERE source = 'sessions' "
+                              "ORDER BY pos")
+    assert [p for _, p in ids] == [0, 1, 2, 3, 4] and ids[3][0] - ids[2][0] > 1  # id gap
+    opts = SearchOptions(min_score=0.0, max_results=10)
+    for query in ("feather toy sofa", "PostgreSQL migration", "retire the replica"):
+        got = [(h.message_ids, round(h.score, 6)) for h in grown.search(query, opts).results]
+        want = [(h.message_ids, round(h.score, 6)) for h in fresh.search(query, opts).results]
+        assert got == want, query
+
+
+def test_an_index_from_before_positions_gets_them_in_place(indexed: SearchIndex) -> None:
+    db = indexed.db
+    before = db.rows("SELECT id, file, pos FROM chunks ORDER BY id")
+    with db.write():  # what an index made before the pos column looks like
+        db.execute("ALTER TABLE chunks DROP COLUMN pos")
+    indexed.close()
+    reopened = SearchIndex(indexed.home, "main", embedder=indexed.embedder)
+    assert reopened.db.rows("SELECT id, file, pos FROM chunks ORDER BY id") == before
+    assert not reopened.status().stale_fingerprint  # no rebuild needed
+
+
 def test_context_two_places_away_is_a_bonus(home: Home, tmp_path: Path,
                                             fake: FakeEmbedder) -> None:
     from memtui.search.hybrid import Searcher as S
 
-    where = {i: ("t.jsonl", "s1", "sessions") for i in range(1, 6)}
-    where[9] = ("MEMORY.md", "", "memory")
+    where = {i: ("t.jsonl", "s1", "sessions", i - 1) for i in range(1, 6)}
+    where[9] = ("MEMORY.md", "", "memory", 0)
     scored = [(1, 0.9), (3, 0.5), (5, 0.5), (9, 0.5)]
     smoothed = dict(S._smooth(scored, where, 0.3, (0.4, 0.2)))
     assert smoothed[3] > smoothed[5]  # 3 is two places from the strong hit 1
