@@ -377,7 +377,7 @@ class SearchIndex:
                         db.execute("UPDATE files SET signature = ? WHERE key = ?",
                                    (item.signature, item.key))
                         continue
-                    added, removed = self._replace_chunks(db, item, loaded.chunks)
+                    added, removed, moved = self._replace_chunks(db, item, loaded.chunks)
                     db.execute(
                         "INSERT INTO files(key, source, signature, hash, chunks, indexed_at) "
                         "VALUES (?,?,?,?,?,?) ON CONFLICT(key) DO UPDATE SET "
@@ -388,7 +388,7 @@ class SearchIndex:
                     report.files_changed += 1
                     report.chunks_added += added
                     report.chunks_removed += removed
-                    if added or removed:
+                    if added or removed or moved:
                         self._bump(db)
             if progress and changed:
                 progress("read", len(changed), len(changed))
@@ -412,8 +412,9 @@ class SearchIndex:
         self.set_meta(db, "generation", str(int(self.get_meta(db, "generation") or 0) + 1))
 
     def _replace_chunks(self, db: Database, item: SourceFile,
-                        chunks: Sequence[Chunk]) -> tuple[int, int]:
+                        chunks: Sequence[Chunk]) -> tuple[int, int, int]:
         """Diff one input's chunks against the index: keep equal ones, add new, drop gone.
+        Returns (added, removed, moved).
 
         Every chunk gets ``pos``, its place in the input: neighbours in the context blend
         are ``pos ± d``, so a transcript that grows across syncs (its new chunks get ids
@@ -447,7 +448,7 @@ class SearchIndex:
             "INSERT INTO chunks(file, source, path, start_line, end_line, hash, key, embed_hash, "
             "embed_text, text, message_ids, session, ts, ref, current, meta, pos) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
-        return len(fresh), removed
+        return len(fresh), removed, len(moved)
 
     def _delete_chunks(self, db: Database, ids: Sequence[int]) -> int:
         if not ids:

@@ -424,6 +424,55 @@ def test_a_transcript_grown_across_syncs_ranks_like_a_fresh_index(
         assert got == want, query
 
 
+def test_kept_chunks_move_to_their_new_places(indexed: SearchIndex) -> None:
+    from memtui.search.chunking import Chunk
+    from memtui.search.documents import Loaded, SourceFile
+
+    def chunk(text: str, line: int) -> Chunk:
+        return Chunk(source="memory", path="x.md", start_line=line, end_line=line, text=text)
+
+    a, b, c, x, y = (chunk(t, n) for n, t in enumerate("abcxy", start=1))
+    item = SourceFile(key="x.md", source="memory", signature="s",
+                      loader=lambda: Loaded(hash="h", chunks=[]))
+    db = indexed.db
+
+    def places() -> list[tuple[str, int]]:
+        return [(str(t), int(p)) for t, p in db.rows(
+            "SELECT text, pos FROM chunks WHERE file = 'x.md' ORDER BY pos")]
+
+    with db.write():
+        assert indexed._replace_chunks(db, item, [a, b, c]) == (3, 0, 0)
+    with db.write():  # a window split in two before b: b and c keep their rows, move on
+        assert indexed._replace_chunks(db, item, [x, y, b, c]) == (2, 1, 2)
+    assert places() == [("x", 0), ("y", 1), ("b", 2), ("c", 3)]
+
+
+def test_reordered_chunks_move_and_warm_searchers_notice(
+        home: Home, tmp_path: Path, fake: FakeEmbedder) -> None:
+    from tests.search.conftest import CONVERSATION
+
+    home.settings.search.session_chunking = "message"
+    path = tmp_path / "t.jsonl"
+    turns = [{**m, "session": "s1"} for m in CONVERSATION]
+    write_transcript(path, turns)
+    add_transcript(home, path)
+    idx = SearchIndex(home, "main", embedder=fake)
+    idx.sync()
+    warm = Searcher(idx, warm=True)
+    opts = SearchOptions(min_score=0.0)
+    warm.search("feather toy", opts)
+    generation = idx.generation()
+    write_transcript(path, [turns[2], turns[0], turns[1], turns[3], turns[4]])
+    idx.sync()
+    assert idx.generation() > generation
+    assert [json.loads(m)[0] for (m,) in idx.db.rows(
+        "SELECT message_ids FROM chunks WHERE source = 'sessions' ORDER BY pos")] == [
+        "m3", "m1", "m2", "m4", "m5"]
+    assert ([(h.message_ids, round(h.score, 6)) for h in warm.search("feather toy", opts).results]
+            == [(h.message_ids, round(h.score, 6))
+                for h in Searcher(idx).search("feather toy", opts).results])
+
+
 def test_an_index_from_before_positions_gets_them_in_place(indexed: SearchIndex) -> None:
     db = indexed.db
     before = db.rows("SELECT id, file, pos FROM chunks ORDER BY id")
