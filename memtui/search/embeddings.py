@@ -252,17 +252,26 @@ class LocalEmbedder:
                 self._query, self.query_encoder_name = self._load_query_encoder()
             return self._query or None
 
-    def _load_query_encoder(self) -> tuple[Any, str]:
+    def _query_plan(self) -> str:
+        """Which query encoder this model gets, found without loading anything."""
+        from memtui.search import onnxbert
         from memtui.search.npbert import NumpyEncoder
 
         if not NumpyEncoder.supports(self.path):
-            return False, "sentence-transformers"
-        from memtui.search import onnxbert
+            return "sentence-transformers"
+        return "onnxruntime" if onnxbert.available() else "numpy"
 
-        if onnxbert.available():
+    def _load_query_encoder(self) -> tuple[Any, str]:
+        from memtui.search.npbert import NumpyEncoder
+
+        plan = self._query_plan()
+        if plan == "sentence-transformers":
+            return False, plan
+        if plan == "onnxruntime":
+            from memtui.search.onnxbert import OnnxEncoder
+
             try:
-                encoder = onnxbert.OnnxEncoder(self.path, self.max_tokens,
-                                               precision=self.query_precision)
+                encoder = OnnxEncoder(self.path, self.max_tokens, precision=self.query_precision)
             except ImportError as exc:  # installed but broken
                 log.warning("onnxruntime unusable, queries use numpy: %s", exc)
                 return (NumpyEncoder(self.path, self.max_tokens),
@@ -274,15 +283,9 @@ class LocalEmbedder:
         """What embeds (or will embed) queries here, without loading anything."""
         if self._query is not None:
             return self.query_encoder_name
-        from memtui.search.npbert import NumpyEncoder
-
-        if not NumpyEncoder.supports(self.path):
-            return "sentence-transformers"
-        from memtui.search import onnxbert
-
-        if onnxbert.available():
-            return f"onnxruntime {self.query_precision}"
-        return "numpy fp32 (onnxruntime is missing)"
+        return {"onnxruntime": f"onnxruntime {self.query_precision}",
+                "numpy": "numpy fp32 (onnxruntime is missing)"}.get(self._query_plan(),
+                                                                    "sentence-transformers")
 
 
 _SHARED: dict[tuple[str, str, int, str], Embedder] = {}

@@ -342,8 +342,7 @@ class Searcher:
 
         The embedding runs first, on this thread: ONNX Runtime spreads it over both cores,
         and run beside the keyword side it measured slower (three busy threads on two
-        cores, and its 10 MB of weights streaming through the cache that the keyword
-        side and the vector scan use)."""
+        cores; on one thread beside it, slower still)."""
         emb = self.index.embedder
         assert emb is not None
         done: Future[tuple[np.ndarray, dict[int, float] | None]] = Future()

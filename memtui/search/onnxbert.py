@@ -40,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from memtui.search import npbert
+from memtui.search.embeddings import QUERY_PRECISIONS
 from memtui.search.npbert import NumpyEncoder
 
-PRECISIONS = ("int8", "fp32")
+PRECISIONS = QUERY_PRECISIONS
 THREADS = 2
 """Intra-op threads of a query's run: two spinning threads take an int8 LoCoMo question
 from 2.8 to 2.0 ms (4 ms of CPU); inside a search, where the keyword side holds the other
