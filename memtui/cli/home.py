@@ -93,3 +93,5 @@ def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
     finally:
         db.close()
     click.echo(f"\nTry: memtui --home {home.root} gate pre ops \"deploy to production\"")
+    click.echo(f"     memtui --home {home.root} search --agent {agent} \"why not Redis\"  "
+               f"(the first search indexes the home: ~20 s)")
