@@ -223,6 +223,8 @@ class OnnxEncoder(NumpyEncoder):
                 os.replace(tmp, self.cache_path)
             except OSError as exc:
                 log.info("query encoder not cached at %s: %s", self.cache_path, exc)
+            else:
+                _prune(self.cache_path)
         return graph
 
     def _embed(self, ids: list[int]) -> np.ndarray:
@@ -232,3 +234,21 @@ class OnnxEncoder(NumpyEncoder):
     def _layers(self, x: np.ndarray) -> np.ndarray:
         pooled: np.ndarray = self._session.run(["pooled"], {"x": x})[0]
         return pooled
+
+
+STALE_SECONDS = 30 * 86_400
+"""Cached graphs built this long ago by other code or for other weights are removed when
+a new one is written (a graph still in use is simply rebuilt by its next user)."""
+
+
+def _prune(current: Path) -> None:
+    """Remove other cached query encoders older than ``STALE_SECONDS``."""
+    import time
+
+    cutoff = time.time() - STALE_SECONDS
+    for old in current.parent.glob("query-encoder-*.onnx"):
+        try:
+            if old != current and old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            continue

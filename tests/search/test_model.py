@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +114,13 @@ def test_built_query_encoder_is_cached_and_a_damaged_cache_is_rebuilt(
     from memtui.search.onnxbert import OnnxEncoder
 
     query = "When did Melanie paint a sunrise?"
+    stale, recent = tmp_path / "query-encoder-int8-old.onnx", tmp_path / "query-encoder-x.onnx"
+    for f in (stale, recent):
+        f.write_bytes(b"built by another version")
+    os.utime(stale, (0, time.time() - 40 * 86_400))
     first = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
     assert not first.from_cache and first.cache_path is not None
+    assert not stale.exists() and recent.exists()  # only month-old graphs are pruned
     assert first.cache_path.parent == tmp_path and first.cache_path.stat().st_size > 5_000_000
     again = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
     assert again.from_cache and not again.blocks  # no layer weights loaded
@@ -155,3 +162,14 @@ def test_cached_query_encoder_loads_without_the_onnx_package(tmp_path: Path) -> 
                            env=env, timeout=120, check=True).stdout.split() for _ in range(2)]
     assert runs[0] == ["onnxruntime", "int8", "False", "True", "(384,)"]  # built it
     assert runs[1] == ["onnxruntime", "int8", "True", "False", "(384,)"]  # no onnx import
+
+
+def test_an_unwritable_cache_folder_only_costs_the_build(real_embedder: Any,
+                                                         tmp_path: Path) -> None:
+    from memtui.search.onnxbert import OnnxEncoder
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be")
+    enc = OnnxEncoder(real_embedder.path, cache_dir=blocked)
+    assert not enc.from_cache and blocked.is_file()
+    assert abs(float(np.linalg.norm(enc.encode("still works"))) - 1) < 1e-5
