@@ -168,6 +168,9 @@ class _Row(NamedTuple):
         return (self.file, self.session, self.source, self.pos)
 
 
+_Keyword = tuple[bool, dict[int, float], list[int], dict[int, "_Row"]]
+"""What the keyword side found (see ``Searcher._keyword``)."""
+
 Place = tuple[str, str, str, int]
 """Where a chunk sits: (file, session or '', source, position in its file)."""
 
@@ -334,32 +337,6 @@ class Searcher:
         for cid, distance in rows:
             out[int(cid)] = 1.0 - float(distance)
         return out
-
-    def _start_vector(self, query: str, k: int, sources: Sequence[str]
-                      ) -> Future[tuple[np.ndarray, dict[int, float] | None]]:
-        """Embed the query, then (when the vectors are in memory) find its k nearest on a
-        worker thread. The result is (query vector, scores or None: search SQLite).
-
-        The embedding runs first, on this thread: ONNX Runtime spreads it over both cores,
-        and run beside the keyword side it measured slower (three busy threads on two
-        cores; on one thread beside it, slower still)."""
-        emb = self.index.embedder
-        assert emb is not None
-        done: Future[tuple[np.ndarray, dict[int, float] | None]] = Future()
-        try:
-            qvec = emb.embed_query(query)
-        except MemtuiError as exc:
-            done.set_exception(exc)
-            return done
-        matrix = self.matrix() if self._in_memory() else None
-        if matrix is None:
-            done.set_result((qvec, None))
-            return done
-        allowed = None if set(sources) >= set(SOURCES) else [SOURCE_CODES[s] for s in sources]
-        if self._size() < PARALLEL_ABOVE:  # the keyword side is too quick to be worth a thread
-            done.set_result((qvec, dict(matrix.search(qvec, k, allowed))))
-            return done
-        return _pool().submit(lambda: (qvec, dict(matrix.search(qvec, k, allowed))))
 
     def _vectors_for(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids:
@@ -540,35 +517,34 @@ class Searcher:
                        opts.max_results * max(1, index.settings.candidate_multiplier)))
         vk = min(1000, k * VECTOR_DEPTH)
         use_vector = emb is not None and "no-vector" not in fallback and bool(query.strip())
-        # The query is embedded now; on big indexes the in-memory vectors are then scanned
-        # on a worker thread while this thread runs the keyword side.
-        pending = self._start_vector(query, vk, opts.sources) if use_vector else None
-        match = self._match(query) if self._fts5() else None
-        use_keyword = match is not None
-        # The keyword side fetches its best KEYWORD_DEPTH matches in one pass; its top k are
-        # candidates, the rest only lend their bm25 to vector candidates. A chunk below
-        # that depth (or not matching) gets keyword score 0.
-        bm25: dict[int, float] = {}
-        keyword_top: list[int] = []
-        if use_keyword and match is not None:
-            bm25 = self._keyword_side(match, max(k, KEYWORD_DEPTH), opts)
-            keyword_top = list(bm25)[:k]
-
-        # While the worker scans, fetch the keyword candidates' rows (filters applied).
-        rows = self._rows(keyword_top, opts)
-        checked = set(keyword_top)
-
+        matrix = self.matrix() if use_vector and self._in_memory() else None
+        keyword_job: Future[_Keyword] | None = None
+        if matrix is not None and self._fts5() and self._size() >= PARALLEL_ABOVE:
+            # The keyword side runs on the worker thread from the start, so waking it
+            # costs nothing on the critical path; this thread embeds the query and scans
+            # the in-memory vectors, and does not touch the database until it has joined.
+            keyword_job = _pool().submit(self._keyword, query, k, opts)
         vec_scores: dict[int, float] = {}
         qvec = None
-        if pending is not None:
+        failure: MemtuiError | None = None
+        if use_vector:
+            assert emb is not None
             try:
-                qvec, found = pending.result()
+                qvec = emb.embed_query(query)
             except MemtuiError as exc:
-                index.disable_embedder(str(exc))
-                use_vector, fallback = False, ["no-vector", *fallback]
-            else:
-                vec_scores = (found if found is not None
-                              else self._vector_side(qvec, vk, opts.sources))
+                failure = exc
+        if qvec is not None and matrix is not None:
+            allowed = (None if set(opts.sources) >= set(SOURCES)
+                       else [SOURCE_CODES[s] for s in opts.sources])
+            vec_scores = dict(matrix.search(qvec, vk, allowed))
+        use_keyword, bm25, keyword_top, rows = (keyword_job.result() if keyword_job is not None
+                                                else self._keyword(query, k, opts))
+        if failure is not None:
+            index.disable_embedder(str(failure))
+            use_vector, fallback = False, ["no-vector", *fallback]
+        elif qvec is not None and matrix is None:
+            vec_scores = self._vector_side(qvec, vk, opts.sources)
+        checked = set(keyword_top)
         weights = self.weights(use_vector, use_keyword)
 
         candidates = {cid: row.place for cid, row in rows.items()}
@@ -599,6 +575,18 @@ class Searcher:
                               model=emb.model if emb and use_vector else None,
                               fallback="+".join(dict.fromkeys(fallback)) or None,
                               weights=weights, fusion=fusion)
+
+    def _keyword(self, query: str, k: int, opts: SearchOptions) -> _Keyword:
+        """The keyword side: (whether it ran, bm25 of the best KEYWORD_DEPTH matches, the
+        top k of them as candidates, their rows). Matches below the top k only lend their
+        bm25 to vector candidates; a chunk below that depth (or not matching) gets keyword
+        score 0."""
+        match = self._match(query) if self._fts5() else None
+        if match is None:
+            return False, {}, [], {}
+        bm25 = self._keyword_side(match, max(k, KEYWORD_DEPTH), opts)
+        top = list(bm25)[:k]
+        return True, bm25, top, self._rows(top, opts)
 
     def _rows(self, ids: Sequence[int], opts: SearchOptions) -> dict[int, _Row]:
         """The chunks among ``ids`` that pass the source, time and current filters."""
