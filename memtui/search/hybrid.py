@@ -280,9 +280,27 @@ class Searcher:
                                 dtype=np.uint8, count=len(rows))
             blob = b"".join(bytes(r[2]) for r in rows)
             vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1)
-            self._matrix = VectorMatrix(ids, vectors, codes).prepare()
+            self._matrix = self._exact_matrix(ids, vectors, codes) or VectorMatrix(
+                ids, vectors, codes).prepare()
         self._matrix_generation = gen
         return self._matrix
+
+    def _exact_matrix(self, ids: np.ndarray, vectors: np.ndarray,
+                      codes: np.ndarray) -> VectorMatrix | None:
+        """A warm searcher's matrix of up to ``ortscan.EXACT_ROWS`` rows, scanned exactly
+        by ONNX Runtime on two threads; None when that does not apply here."""
+        from memtui.search import ortscan
+        from memtui.search.vectors import VectorMatrix
+
+        if not self.warm or len(ids) > ortscan.EXACT_ROWS or not ortscan.available():
+            return None
+        try:
+            scanner = ortscan.ExactScanner(vectors)
+        except ImportError as exc:  # installed but broken
+            log.warning("exact scan in onnxruntime unavailable: %s", exc)
+            return None
+        return VectorMatrix(ids, vectors, codes, quantise_above=ortscan.EXACT_ROWS
+                            ).use_exact_scanner(scanner).prepare()
 
     def _locate(self, ids: Sequence[int]) -> dict[int, Place]:
         """Where in-memory vectors' chunks sit, without SQL.

@@ -136,6 +136,7 @@ class VectorMatrix:
         self._blocked: dict[tuple[int, ...], np.ndarray | None] = {}
         self._buffers: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._lock = threading.Lock()
+        self.scanner: Any = None
 
     @classmethod
     def empty(cls, dims: int) -> VectorMatrix:
@@ -195,8 +196,26 @@ class VectorMatrix:
         """
         if len(self) == 0 or k <= 0:
             return []
+        q = np.asarray(query, dtype=np.float32)
+        if self.scanner is not None and not self.quantised:
+            return self._scan_exact(q, k, allowed)
         with single_thread_blas():
-            return self._search(np.asarray(query, dtype=np.float32), k, allowed)
+            return self._search(q, k, allowed)
+
+    def use_exact_scanner(self, scanner: Any) -> VectorMatrix:
+        """Answer exact searches with ``scanner`` (``ortscan.ExactScanner`` of this matrix's
+        vectors) instead of numpy on one BLAS thread."""
+        self.scanner = scanner
+        return self
+
+    def _scan_exact(self, q: np.ndarray, k: int,
+                    allowed: Sequence[int] | None) -> list[tuple[int, float]]:
+        blocked = self._blocked_rows(allowed)
+        if blocked is not None and blocked.size == len(self):
+            return []
+        rows, scores = self.scanner.top_k(q, k, blocked)
+        keep = np.isfinite(scores)
+        return list(zip(self.ids[rows[keep]].tolist(), scores[keep].tolist(), strict=True))
 
     def _search(self, q: np.ndarray, k: int,
                 allowed: Sequence[int] | None) -> list[tuple[int, float]]:

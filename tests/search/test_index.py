@@ -381,6 +381,7 @@ def test_warm_searcher_locates_candidates_in_memory_and_follows_syncs(
 
     same_as_cold()
     assert warm._places is not None  # the in-memory locations were used
+    assert warm.matrix().scanner is not None  # a small warm matrix: exact in onnxruntime
     _write(home, "memory/2024-05-03.md", "# 2024-05-03\n\n- The kitten knocked over the vault\n")
     indexed.sync()
     same_as_cold()  # new chunks located after the index generation changed

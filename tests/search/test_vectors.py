@@ -140,3 +140,31 @@ def test_unknown_query_precision_is_refused() -> None:
 
     with pytest.raises(ValueError, match="int4"):
         build_graph(None, "int4")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("allowed", [None, [1], [0, 1], [3]])
+def test_exact_scanner_in_onnxruntime_equals_numpy(allowed: list[int] | None) -> None:
+    from memtui.search.ortscan import ExactScanner
+
+    rows = _clustered(3000)
+    ids = np.arange(1, 3001)
+    sources = (np.arange(3000) % 3).astype(np.uint8)  # no row has source 3
+    numpy_side = VectorMatrix(ids, rows, sources, quantise_above=10**9)
+    onnx_side = VectorMatrix(ids, rows, sources, quantise_above=10**9).use_exact_scanner(
+        ExactScanner(rows))
+    rng = np.random.default_rng(5)
+    for i in rng.integers(0, 3000, 10):
+        q = rows[i] + rng.normal(0, 0.05, rows.shape[1]).astype(np.float32)
+        q /= np.linalg.norm(q)
+        for k in (1, 24, 5000):  # more than there are rows, too
+            want = numpy_side.search(q, k, allowed)
+            got = onnx_side.search(q, k, allowed)
+            # the two products round differently in the last bits: near-ties may swap
+            assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+            assert len(got) == len(want)
+            if k >= 3000:  # every allowed row
+                assert {c for c, _ in got} == {c for c, _ in want}
+            else:
+                assert [c for c, _ in got[:1]] == [c for c, _ in want[:1]]
+    assert onnx_side.search(rows[0], 10, [3]) == []
+    assert onnx_side.search(rows[0], 0) == []
