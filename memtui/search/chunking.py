@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 CHARS_PER_TOKEN = 4
+_T = TypeVar("_T")
 
 
 def sha256(text: str) -> str:
@@ -93,6 +95,34 @@ def _pieces(lines: Sequence[str], max_chars: int) -> list[_Piece]:
     return out
 
 
+def _pack(items: Iterable[_T], length: Callable[[_T], int], max_chars: int,
+          overlap_chars: int) -> Iterator[list[_T]]:
+    """Consecutive items joined by newlines up to ``max_chars``; each group after the
+    first starts with the trailing items of the previous one, as many as fit in
+    ``overlap_chars`` while leaving room for the item that opened the new group."""
+    current: list[_T] = []
+    size = 0  # characters of "\n".join(current)
+    for item in items:
+        extra = length(item) + (1 if current else 0)
+        if current and size + extra > max_chars:
+            yield current
+            budget = min(overlap_chars, max_chars - length(item) - 1)
+            kept: list[_T] = []
+            used = 0
+            for old in reversed(current):
+                need = length(old) + (1 if kept else 0)
+                if used + need > budget:
+                    break
+                kept.insert(0, old)
+                used += need
+            current, size = kept, used
+            extra = length(item) + (1 if current else 0)
+        current.append(item)
+        size += extra
+    if current:
+        yield current
+
+
 def chunk_markdown(content: str, *, tokens: int = 400, overlap: int = 80,
                    path: str = "", source: str = "memory", ts: str | None = None) -> list[Chunk]:
     """Split markdown into line-based chunks of at most ``tokens * 4`` characters.
@@ -108,37 +138,10 @@ def chunk_markdown(content: str, *, tokens: int = 400, overlap: int = 80,
     lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[-1] == "" and len(lines) > 1:
         lines.pop()  # the newline that ends the file does not open another line
-    chunks: list[Chunk] = []
-    current: list[_Piece] = []
-    size = 0  # characters of "\n".join(current)
-
-    def emit() -> None:
-        text = "\n".join(p.text for p in current)
-        chunks.append(Chunk(source=source, path=path, start_line=current[0].line,
-                            end_line=current[-1].line, text=text, ts=ts))
-
-    for piece in _pieces(lines, max_chars):
-        extra = len(piece.text) + (1 if current else 0)
-        if current and size + extra > max_chars:
-            emit()
-            # carry whole trailing pieces within the overlap budget, leaving room for `piece`
-            budget = min(overlap_chars, max_chars - len(piece.text) - 1)
-            kept: list[_Piece] = []
-            used = 0
-            for old in reversed(current):
-                need = len(old.text) + (1 if kept else 0)
-                if used + need > budget:
-                    break
-                kept.insert(0, old)
-                used += need
-            current = kept
-            size = used
-            extra = len(piece.text) + (1 if current else 0)
-        current.append(piece)
-        size += extra
-    if current:
-        emit()
-    return chunks
+    return [Chunk(source=source, path=path, start_line=group[0].line, end_line=group[-1].line,
+                  text="\n".join(p.text for p in group), ts=ts)
+            for group in _pack(_pieces(lines, max_chars), lambda p: len(p.text), max_chars,
+                               overlap_chars)]
 
 
 # -- transcripts ----------------------------------------------------------------------------
@@ -195,30 +198,8 @@ def chunk_messages(messages: Sequence[Message], *, path: str, mode: str = "windo
         raise ValueError(f"unknown session chunking {mode!r}: use window or message")
     max_chars = max(32, tokens * CHARS_PER_TOKEN)
     overlap_chars = max(0, overlap * CHARS_PER_TOKEN)
-    chunks: list[Chunk] = []
-    for group in _sessions(messages):
-        current: list[Message] = []
-        size = 0
-        for message in group:
-            extra = len(message.labelled) + (1 if current else 0)
-            if current and size + extra > max_chars:
-                chunks.append(_window_chunk(current, path))
-                kept: list[Message] = []
-                used = 0
-                budget = min(overlap_chars, max_chars - len(message.labelled) - 1)
-                for old in reversed(current):
-                    need = len(old.labelled) + (1 if kept else 0)
-                    if used + need > budget:
-                        break
-                    kept.insert(0, old)
-                    used += need
-                current, size = kept, used
-                extra = len(message.labelled) + (1 if current else 0)
-            current.append(message)
-            size += extra
-        if current:
-            chunks.append(_window_chunk(current, path))
-    return chunks
+    return [_window_chunk(window, path) for group in _sessions(messages)
+            for window in _pack(group, lambda m: len(m.labelled), max_chars, overlap_chars)]
 
 
 def _sessions(messages: Iterable[Message]) -> list[list[Message]]:
