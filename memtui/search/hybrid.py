@@ -146,17 +146,16 @@ class SearchResponse:
 
 
 class _Row(NamedTuple):
-    """What a search reads of a candidate chunk (``session`` is '' when it has none)."""
+    """What a search reads of a candidate chunk."""
 
     file: str
-    session: str
     source: str
     path: str
     start_line: int
     end_line: int
     text: str
     message_ids: str
-    raw_session: str | None
+    session: str | None
     ts: str | None
     ref: str | None
     current: int
@@ -165,7 +164,7 @@ class _Row(NamedTuple):
 
     @property
     def place(self) -> Place:
-        return (self.file, self.session, self.source, self.pos)
+        return (self.file, self.session or "", self.source, self.pos)
 
 
 _Keyword = tuple[bool, dict[int, float], list[int], dict[int, "_Row"]]
@@ -203,24 +202,15 @@ def keyword_score(bm25: float) -> float:
     return s / (1.0 + s)
 
 
-def relative_keyword_score(bm25: float, best: float) -> float:
-    """``s / (1 + best)`` with ``s = -bm25``: the query's best match scores
-    ``keyword_score(best)``, others in proportion to their bm25.
+def keyword_scores(ids: Sequence[int], bm25: dict[int, float]) -> dict[int, float]:
+    """Keyword scores of candidates: ``s / (1 + best)`` with ``s = -bm25`` and ``best`` the
+    largest ``s`` among all scored matches, so the query's best match scores
+    ``keyword_score(best)`` and the others in proportion to their bm25.
 
     Monotone in bm25 within a query and in [0, 1). Compared with ``s / (1 + s)``, which
     squeezes every decent match into 0.8-0.95, it keeps the spread between a strong and
     a weak match (R@10 on LoCoMo: +0.03), while a query whose best match is weak (small
     bm25, e.g. words found in half the corpus) still scores low on the keyword side.
-    """
-    s = max(0.0, -float(bm25))
-    return s / (1.0 + max(best, s))
-
-
-def keyword_scores(ids: Sequence[int], bm25: dict[int, float]) -> dict[int, float]:
-    """Keyword scores of candidates: relative to the best bm25 among all scored matches.
-
-    ``relative_keyword_score`` inlined (no call per candidate): every ``s`` is at most
-    ``best`` here, so ``max(best, s)`` is ``best``.
     """
     denom = 1.0 + (max(0.0, -min(bm25.values())) if bm25 else 0.0)
     get = bm25.get
@@ -617,7 +607,7 @@ class Searcher:
             part = ordered[start:start + 500]
             marks = ",".join("?" * len(part))
             for r in self.index.db.rows(
-                    f"SELECT c.id, c.file, coalesce(c.session, ''), c.source, c.path, "
+                    f"SELECT c.id, c.file, c.source, c.path, "
                     f"c.start_line, c.end_line, c.text, c.message_ids, c.session, c.ts, c.ref, "
                     f"c.current, c.meta, c.pos FROM chunks c WHERE c.id IN ({marks}){where}",
                     (*part, *params)):
@@ -714,7 +704,7 @@ class Searcher:
                 message_ids=json.loads(r.message_ids),
                 vector_score=None if vec is None else max(0.0, vec.get(cid, 0.0)),
                 text_score=None if bm25 is None else tscore.get(cid, 0.0),
-                chunk_id=cid, session=r.raw_session, ts=r.ts, ref=r.ref,
+                chunk_id=cid, session=r.session, ts=r.ts, ref=r.ref,
                 current=bool(r.current), meta=json.loads(r.meta or "{}")))
         return hits
 

@@ -62,6 +62,28 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
 
 
+def session_options(threads: int) -> Any:
+    """ONNX Runtime session options for one short run at a time on ``threads`` threads."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    threads = max(1, min(threads, os.cpu_count() or 1))
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # With one thread the run happens on the caller's thread; with more, helper threads
+    # spin between the graph's nodes (without spinning, waking them costs more than a
+    # second core gains: 3.0 ms instead of 2.8 for a query embedding)...
+    options.add_session_config_entry("session.intra_op.allow_spinning",
+                                     "1" if threads > 1 else "0")
+    # ...but not after the run: a helper still spinning would take a core from the rest
+    # of the search (measured: the worker thread started 0.7 ms late)
+    options.add_session_config_entry("session.force_spinning_stop", "1")
+    options.log_severity_level = 3
+    return options
+
+
 def quantise_columns(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric int8 quantisation of ``w`` [in, out] per output column: (q, scale)."""
     peak = np.abs(w).max(axis=0)
@@ -149,20 +171,7 @@ class OnnxEncoder(NumpyEncoder):
             raise ValueError(f"unknown query precision {precision!r}: expected one of "
                              f"{', '.join(PRECISIONS)}")
         self.precision = precision
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, min(threads, os.cpu_count() or 1))
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # With one thread the run happens on the caller's thread; with more, helper
-        # threads spin between the graph's ~60 nodes (without spinning, waking them
-        # costs more than a second core gains: 3.0 ms instead of 2.8).
-        options.add_session_config_entry("session.intra_op.allow_spinning",
-                                         "1" if threads > 1 else "0")
-        # ...but not after the run: a helper still spinning would take a core from
-        # the rest of the search (measured: the worker thread started 0.7 ms late)
-        options.add_session_config_entry("session.force_spinning_stop", "1")
-        options.log_severity_level = 3
+        options = session_options(threads)
         self.cache_path = self._cache_path(cache_dir)
         self.from_cache = False
         graph = self._cached_graph()

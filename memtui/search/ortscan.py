@@ -20,6 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from memtui.search.onnxbert import available, session_options
+
+__all__ = ["EXACT_ROWS", "ExactScanner", "available"]
+
 THREADS = 2
 EXACT_ROWS = 15_000
 """Largest matrix scanned exactly here; above it the sign-bit prefilter with exact
@@ -55,27 +59,10 @@ def _session() -> Any:
                 initializer=[helper.make_tensor("axis1", TensorProto.INT64, [1], [1])])
             model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
             model.ir_version = 9
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = max(1, min(THREADS, _cpus()))
-            options.inter_op_num_threads = 1
-            options.add_session_config_entry("session.intra_op.allow_spinning", "1")
-            options.add_session_config_entry("session.force_spinning_stop", "1")
-            options.log_severity_level = 3
-            _SESSION = ort.InferenceSession(model.SerializeToString(), options,
+            _SESSION = ort.InferenceSession(model.SerializeToString(),
+                                            session_options(THREADS),
                                             providers=["CPUExecutionProvider"])
         return _SESSION
-
-
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 1
-
-
-def available() -> bool:
-    import importlib.util
-
-    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
 
 
 class ExactScanner:
