@@ -130,7 +130,7 @@ def bench_concurrency(tmp: Path, n: int) -> None:
 
 
 def bench_maintenance(tmp: Path, n_state: int, n_rules: int, repeats: int) -> None:
-    from memtui.maintenance import run_maintenance
+    from memtui.upkeep.maintenance import run_maintenance
 
     home = fresh_home(tmp / "maint")
     db = home.open_db()

@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 from memtui.home import Home  # noqa: E402
 from memtui.search import vectors  # noqa: E402
 from memtui.search.chunking import sha256  # noqa: E402
-from memtui.search.embeddings import Embedder, LocalEmbedder, Progress  # noqa: E402
+from memtui.search.encoders.embedder import Embedder, LocalEmbedder, Progress  # noqa: E402
 from memtui.search.hybrid import Searcher, SearchOptions  # noqa: E402
 from memtui.search.index import SearchIndex  # noqa: E402
 from memtui.stores import sources as source_store  # noqa: E402

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memtui.boot import build_boot
 from memtui.db import Database
 from memtui.home import Home
+from memtui.serving.boot import build_boot
 from memtui.stores import flows, rules
 from memtui.stores import state as st
 

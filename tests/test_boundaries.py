@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pkgutil
 import shutil
 import subprocess
 import sys
@@ -10,9 +11,21 @@ from pathlib import Path
 from memtui.home import Home
 
 REPO = Path(__file__).resolve().parents[1]
-ENGINE = ["memtui.db", "memtui.home", "memtui.config", "memtui.stores.state",
-          "memtui.stores.rules", "memtui.stores.flows", "memtui.gates", "memtui.boot",
-          "memtui.maintenance", "memtui.health", "memtui.doctor", "memtui.sample"]
+INTERFACES = ("memtui.cli", "memtui.tui", "memtui.mcp")
+
+
+def engine_modules() -> list[str]:
+    """Every module of the package outside the interface packages: found, never listed."""
+    import memtui
+
+    found = []
+    for info in pkgutil.walk_packages(memtui.__path__, "memtui."):
+        if not any(info.name == i or info.name.startswith(i + ".") for i in INTERFACES):
+            found.append(info.name)
+    return sorted(found)
+
+
+ENGINE = engine_modules()
 FRAMEWORKS = ["textual", "click", "typer", "mcp"]
 HEAVY = ["numpy", "torch", "sentence_transformers", "onnxruntime", "onnx", "anthropic", "textual",
          "yaml"]
@@ -23,6 +36,12 @@ def _modules_after(code: str) -> set[str]:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, cwd=REPO)
     return set(out.stdout.split())
+
+
+def test_engine_is_found_not_listed() -> None:
+    assert {"memtui.db", "memtui.serving.gates", "memtui.upkeep.maintenance",
+            "memtui.extract.stenographer", "memtui.search.hybrid"} <= set(ENGINE)
+    assert not [m for m in ENGINE if m.startswith(INTERFACES)]
 
 
 def test_engine_imports_no_framework() -> None:

@@ -120,6 +120,6 @@ def test_any_value_either_loads_or_names_the_key(section: str, key: str,
 
 def test_query_precision_choices_are_the_encoders() -> None:
     from memtui.config import CHOICES
-    from memtui.search.embeddings import QUERY_PRECISIONS
+    from memtui.search.encoders import QUERY_PRECISIONS
 
     assert CHOICES["search.query_precision"] == QUERY_PRECISIONS

@@ -11,8 +11,8 @@ from hypothesis import strategies as hst
 from memtui.config import load_settings, render_settings
 from memtui.db import Database
 from memtui.errors import MemtuiError
-from memtui.gates import post_gate, pre_gate
 from memtui.home import Home
+from memtui.serving.gates import post_gate, pre_gate
 from memtui.stores import flows, jobs, rules
 from memtui.stores import state as st
 
@@ -49,7 +49,7 @@ def seeded(home: Home, db: Database) -> Home:
 
 
 def test_pre_gate_gathers_every_section(seeded: Home, db: Database) -> None:
-    from memtui.health import run_checks
+    from memtui.upkeep.health import run_checks
 
     run_checks(seeded, db)
     gate = pre_gate(seeded, db, "ops", "deploy to production")
@@ -136,7 +136,7 @@ def test_post_gate_rejects_bad_input_before_writing(seeded: Home, db: Database) 
 
 
 def test_tool_dirs_relative_to_home(seeded: Home) -> None:
-    from memtui.gates import tool_dirs
+    from memtui.serving.gates import tool_dirs
 
     assert tool_dirs(seeded) == [Path(seeded.root) / "tools"]
 
@@ -170,7 +170,7 @@ def test_a_failed_retry_is_not_left_completed(seeded: Home, db: Database) -> Non
 @given(hst.text(max_size=40), hst.text(max_size=80))
 def test_relevance_fast_path_agrees_with_full_tokenising(action: str, other: str) -> None:
     from memtui import text
-    from memtui.gates import _relevance
+    from memtui.serving.gates import _relevance
 
     stems = set(text.keywords(action))
     full = len(stems & set(text.keywords(other))) / len(stems) if stems else 0.0

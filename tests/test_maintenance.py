@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from memtui import timeutil
 from memtui.db import Database
 from memtui.home import Home
-from memtui.maintenance import run_maintenance
 from memtui.stores import jobs, rules
 from memtui.stores import state as st
+from memtui.upkeep.maintenance import run_maintenance
 
 NOW = datetime(2026, 11, 25, 3, 0, tzinfo=UTC)
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hst
 
+from memtui.demo import build_demo_home, sample_root
 from memtui.errors import MemtuiError
-from memtui.flowmatch import rank_flows
-from memtui.sample import build_demo_home, sample_root
+from memtui.serving.flowmatch import rank_flows
 from memtui.stores import flows, rules, state
 from memtui.text import norm_key
 from tests.conftest import run_cli

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui import scheduler
 from memtui.db import Database
 from memtui.errors import ConfigError
 from memtui.home import Home
 from memtui.stores import jobs, sources
+from memtui.upkeep import scheduler
 
 
 def test_validate_and_next_after() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from memtui.boot import Boot
 from memtui.cli.common import emit_json, json_option, opened
 from memtui.cli.render import dim, lines, title
+from memtui.serving.boot import Boot
 
 
 def render_boot(boot: Boot) -> None:
@@ -25,7 +25,7 @@ def render_boot(boot: Boot) -> None:
 @click.pass_context
 def boot(ctx: click.Context, agent: str | None, as_json: bool, markdown: bool) -> None:
     """Print AGENT's boot context: rules, capabilities, lessons, flows, rejections."""
-    from memtui.boot import build_boot
+    from memtui.serving.boot import build_boot
 
     with opened(ctx) as (home, db):
         result = build_boot(home, db, home.agent(agent, db))

@@ -13,7 +13,7 @@ from memtui.cli.common import emit_json, home_of, json_option
 @click.pass_context
 def daemon(ctx: click.Context, once: str | None) -> None:
     """Run the schedules in memtui.toml until SIGTERM (one job at a time, each logged)."""
-    from memtui import scheduler
+    from memtui.upkeep import scheduler
 
     home = home_of(ctx)
     db = home.open_db()
@@ -41,7 +41,7 @@ def schedule(ctx: click.Context, crontab: bool, as_json: bool) -> None:
     """Show the schedules and when each runs next (or print them as crontab lines)."""
     from datetime import datetime
 
-    from memtui import scheduler
+    from memtui.upkeep import scheduler
 
     home = home_of(ctx)
     if crontab:

@@ -43,7 +43,7 @@ def list_(ctx: click.Context, agent: str | None, status: str, as_json: bool) -> 
 @click.pass_context
 def check(ctx: click.Context, action: str, agent: str | None, as_json: bool) -> None:
     """Find the flow for an action: memtui flows check "deploy to production"."""
-    from memtui.flowmatch import rank_flows
+    from memtui.serving.flowmatch import rank_flows
 
     with opened(ctx) as (_home, db):
         matches = rank_flows(store.list_flows(db, agent=agent), action)

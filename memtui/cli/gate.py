@@ -21,7 +21,7 @@ def gate() -> None:
 @click.pass_context
 def pre(ctx: click.Context, agent: str, action: str, budget: int | None, as_json: bool) -> None:
     """What AGENT must know before ACTION: flow, rejections, rules, state, tools, health."""
-    from memtui.gates import pre_gate
+    from memtui.serving.gates import pre_gate
 
     with opened(ctx) as (home, db):
         result = pre_gate(home, db, home.agent(agent, db), action, budget=budget)
@@ -59,7 +59,7 @@ def post(ctx: click.Context, agent: str, outcome: str, summary: str, flow: str |
          lesson: str | None, changed: str | None, violated: tuple[int, ...],
          gate_id: int | None, as_json: bool) -> None:
     """Grade a finished task; update flows, rules and state from it."""
-    from memtui.gates import post_gate
+    from memtui.serving.gates import post_gate
 
     with opened(ctx) as (home, db):
         result = post_gate(home, db, home.agent(agent, db), outcome, summary, flow=flow,

@@ -13,7 +13,7 @@ from memtui.cli.common import emit_json, json_option, opened
 @click.pass_context
 def health(ctx: click.Context, name: str | None, as_json: bool) -> None:
     """Run the [health] checks (or one of them); the pre-action gate shows the results."""
-    from memtui.health import run_checks
+    from memtui.upkeep.health import run_checks
 
     with opened(ctx) as (home, db):
         results = run_checks(home, db, name)

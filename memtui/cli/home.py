@@ -41,7 +41,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
 
     Exits non-zero when something is broken, with the fix in words.
     """
-    from memtui.doctor import diagnose
+    from memtui.upkeep.doctor import diagnose
 
     report = diagnose(_root_home(ctx))
     if as_json:
@@ -73,10 +73,10 @@ def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
     import tempfile
     from pathlib import Path
 
-    from memtui.boot import build_boot
     from memtui.cli.boot import render_boot
+    from memtui.demo import build_demo_home
     from memtui.extract.stenographer import run as extract
-    from memtui.sample import build_demo_home
+    from memtui.serving.boot import build_boot
 
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     home, summary = build_demo_home(root)

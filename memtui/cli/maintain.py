@@ -27,7 +27,7 @@ def maintain(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """Decay unreinforced rules, apply score bands, merge near-duplicates, archive old
     completed state, promote new rejections and learnings to rules, and drop episodes past
     their retention. Decay runs once a day."""
-    from memtui.maintenance import run_maintenance
+    from memtui.upkeep.maintenance import run_maintenance
 
     with opened(ctx) as (home, db):
         report = run_maintenance(home, db, dry_run=dry_run)

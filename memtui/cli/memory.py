@@ -16,7 +16,7 @@ from memtui.cli.common import emit_json, home_of, json_option
 def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
              as_json: bool) -> None:
     """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term."""
-    from memtui.memoryfiles import remember as write
+    from memtui.workspace.memoryfiles import remember as write
 
     home = home_of(ctx)
     done = write(home, home.agent(agent), text, long_term=long_term)
@@ -37,7 +37,7 @@ def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
 def get(ctx: click.Context, path: str, agent: str | None, start: int, lines: int | None,
         as_json: bool) -> None:
     """Print lines of MEMORY.md or memory/**/*.md from the agent's workspace."""
-    from memtui.memoryfiles import get as read
+    from memtui.workspace.memoryfiles import get as read
 
     home = home_of(ctx)
     found = read(home, home.agent(agent), path, start=start, lines=lines)

@@ -49,7 +49,6 @@ from typing import Any
 from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
-from memtui.extract import dailylog
 from memtui.extract.candidates import (
     CallView,
     Extraction,
@@ -66,6 +65,7 @@ from memtui.home import Home
 from memtui.stores import jobs
 from memtui.stores.sources import Source, list_sources
 from memtui.transcripts import ReadResult, StaleOffset, Turn, UnknownFormat, read_transcript
+from memtui.workspace import dailylog
 
 ACTOR = "extractor"
 JOB_KIND = "extraction"

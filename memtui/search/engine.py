@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from memtui.errors import MemtuiError
 from memtui.home import Home
-from memtui.search.embeddings import Embedder
+from memtui.search.encoders.embedder import Embedder
 from memtui.search.hybrid import Searcher, SearchOptions, SearchResponse
 from memtui.search.index import SOURCES, IndexStatus, Progress, SearchIndex, SyncReport
 

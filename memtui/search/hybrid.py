@@ -277,19 +277,19 @@ class Searcher:
 
     def _exact_matrix(self, ids: np.ndarray, vectors: np.ndarray,
                       codes: np.ndarray) -> VectorMatrix | None:
-        """A warm searcher's matrix of up to ``ortscan.EXACT_ROWS`` rows, scanned exactly
+        """A warm searcher's matrix of up to ``exactscan.EXACT_ROWS`` rows, scanned exactly
         by ONNX Runtime on two threads; None when that does not apply here."""
-        from memtui.search import ortscan
+        from memtui.search import exactscan
         from memtui.search.vectors import VectorMatrix
 
-        if not self.warm or len(ids) > ortscan.EXACT_ROWS or not ortscan.available():
+        if not self.warm or len(ids) > exactscan.EXACT_ROWS or not exactscan.available():
             return None
         try:
-            scanner = ortscan.ExactScanner(vectors)
+            scanner = exactscan.ExactScanner(vectors)
         except ImportError as exc:  # installed but broken
             log.warning("exact scan in onnxruntime unavailable: %s", exc)
             return None
-        return VectorMatrix(ids, vectors, codes, quantise_above=ortscan.EXACT_ROWS
+        return VectorMatrix(ids, vectors, codes, quantise_above=exactscan.EXACT_ROWS
                             ).use_exact_scanner(scanner).prepare()
 
     def _locate(self, ids: Sequence[int]) -> dict[int, Place]:

@@ -35,7 +35,7 @@ from memtui.errors import Broken, MemtuiError
 from memtui.home import Home
 from memtui.search.chunking import Chunk, sha256
 from memtui.search.documents import SourceFile, database_sources, memory_sources, transcript_sources
-from memtui.search.embeddings import Embedder, EmbeddingUnavailable, get_embedder
+from memtui.search.encoders.embedder import Embedder, EmbeddingUnavailable, get_embedder
 
 SOURCES = ("memory", "sessions", "episodes", "facts")
 SOURCE_CODES = {name: code for code, name in enumerate(SOURCES)}

@@ -21,7 +21,7 @@ from typing import Any
 from memtui import text as textutil
 from memtui.errors import MemtuiError
 from memtui.home import Home
-from memtui.search.embeddings import Embedder
+from memtui.search.encoders.embedder import Embedder
 from memtui.search.engine import ensure_fresh, open_searcher, options
 from memtui.search.hybrid import Hit
 

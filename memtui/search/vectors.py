@@ -203,7 +203,7 @@ class VectorMatrix:
             return self._search(q, k, allowed)
 
     def use_exact_scanner(self, scanner: Any) -> VectorMatrix:
-        """Answer exact searches with ``scanner`` (``ortscan.ExactScanner`` of this matrix's
+        """Answer exact searches with ``scanner`` (``exactscan.ExactScanner`` of this matrix's
         vectors) instead of numpy on one BLAS thread."""
         self.scanner = scanner
         return self

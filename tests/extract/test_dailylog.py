@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memtui.db import Database
-from memtui.extract import dailylog
 from memtui.home import Home
+from memtui.workspace import dailylog
 
 DAY = "2026-03-01"
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 from memtui import timeutil
 from memtui.db import Database
-from memtui.extract.retention import apply_retention
 from memtui.home import Home
 from memtui.stores import audit, episodes
+from memtui.upkeep.retention import apply_retention
 
 NOW = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
 

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from memtui.db import Database
-from memtui.extract import dailylog
 from memtui.extract import stenographer as steno
 from memtui.extract.candidates import Extraction, ExtractorError, PreparedTurn
 from memtui.extract.local import LocalExtractor
 from memtui.home import Home
 from memtui.stores import episodes, facts, jobs, sources, tombstones
 from memtui.timeutil import parse
+from memtui.workspace import dailylog
 
 REPO = Path(__file__).resolve().parents[2]
 CLAUDE_SAMPLES = REPO / "tests" / "data" / "claude-code"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from memtui.home import Home
-from memtui.search.embeddings import Progress
+from memtui.search.encoders.embedder import Progress
 from memtui.stores import sources as source_store
 
 
@@ -99,7 +99,7 @@ def transcript(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def real_embedder() -> Iterator[Any]:
     """The real all-MiniLM-L6-v2, loaded once for the few tests that need it."""
-    from memtui.search.embeddings import EmbeddingUnavailable, LocalEmbedder
+    from memtui.search.encoders.embedder import EmbeddingUnavailable, LocalEmbedder
 
     try:
         embedder = LocalEmbedder()

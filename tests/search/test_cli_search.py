@@ -91,7 +91,7 @@ def test_remember_get_recall_and_status(keyword_home: Home) -> None:
 
 
 def test_search_modules_load_no_model_and_no_cli_framework() -> None:
-    code = ("import memtui.search.engine, memtui.search.recall, memtui.memoryfiles\n"
+    code = ("import memtui.search.engine, memtui.search.recall, memtui.workspace.memoryfiles\n"
             "import sys; print(' '.join(sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=REPO)

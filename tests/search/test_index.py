@@ -129,7 +129,7 @@ def test_fingerprint_change_rebuilds_and_reuses_cached_embeddings(
 
 
 def test_memory_dirty_flag_and_remember(home: Home, indexed: SearchIndex) -> None:
-    from memtui.memoryfiles import remember
+    from memtui.workspace.memoryfiles import remember
 
     assert not indexed.check()
     remember(home, "main", "the backup window is 02:00 UTC")
@@ -334,7 +334,7 @@ def test_keyword_side_without_join_equals_the_joined_query(indexed: SearchIndex)
 def test_worker_thread_gives_the_same_results_and_degrades(
         indexed: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     import memtui.search.hybrid as hybrid
-    from memtui.search.embeddings import EmbeddingUnavailable
+    from memtui.search.encoders.embedder import EmbeddingUnavailable
 
     opts = SearchOptions(min_score=0.0)
     inline = Searcher(indexed, warm=True).search("kitten feather toy", opts)

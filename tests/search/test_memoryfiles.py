@@ -12,7 +12,7 @@ import pytest
 from memtui.config import load_settings, render_settings
 from memtui.errors import MemtuiError, NotFound
 from memtui.home import Home
-from memtui.memoryfiles import get, remember
+from memtui.workspace.memoryfiles import get, remember
 
 TRAVERSAL = ["../MEMORY.md", "memory/../../etc/passwd.md", "memory/../MEMORY.md",
              "/etc/passwd", "/tmp/x.md", "memory/..\\..\\x.md", "..", "memory/..",
@@ -84,7 +84,7 @@ def test_symlinked_folder_is_refused(ws: Path, home: Home, tmp_path: Path) -> No
 def test_symlink_swapped_in_after_the_path_check(ws: Path, home: Home, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The open itself refuses a link (O_NOFOLLOW), whatever a check saw before it."""
-    import memtui.memoryfiles as mf
+    import memtui.workspace.memoryfiles as mf
 
     outside = tmp_path / "secret.md"
     outside.write_text("secret")

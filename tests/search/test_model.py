@@ -37,8 +37,8 @@ def test_default_query_encoder_is_int8_onnx_close_to_sentence_transformers(
 
 
 def test_fp32_onnx_and_numpy_encoders_equal_sentence_transformers(real_embedder: Any) -> None:
-    from memtui.search.npbert import NumpyEncoder
-    from memtui.search.onnxbert import OnnxEncoder
+    from memtui.search.encoders.numpy_query import NumpyEncoder
+    from memtui.search.encoders.onnx_query import OnnxEncoder
 
     reference = real_embedder.embed_documents(QUERIES)
     encoders = [OnnxEncoder(real_embedder.path, precision="fp32"),
@@ -49,7 +49,7 @@ def test_fp32_onnx_and_numpy_encoders_equal_sentence_transformers(real_embedder:
 
 
 def test_query_precision_setting_reaches_the_encoder(home: Home) -> None:
-    from memtui.search.embeddings import get_embedder
+    from memtui.search.encoders.embedder import get_embedder
 
     home.settings.search.query_precision = "fp32"
     emb = SearchIndex(home, "main").embedder
@@ -60,11 +60,11 @@ def test_query_precision_setting_reaches_the_encoder(home: Home) -> None:
 
 def test_without_onnxruntime_queries_use_the_numpy_encoder(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.search import onnxbert
-    from memtui.search.embeddings import LocalEmbedder
-    from memtui.search.npbert import NumpyEncoder
+    from memtui.search.encoders import onnx_query
+    from memtui.search.encoders.embedder import LocalEmbedder
+    from memtui.search.encoders.numpy_query import NumpyEncoder
 
-    monkeypatch.setattr(onnxbert, "available", lambda: False)
+    monkeypatch.setattr(onnx_query, "available", lambda: False)
     emb = LocalEmbedder()
     vec = emb.embed_query("When did Melanie paint a sunrise?")
     assert type(emb._query_encoder()) is NumpyEncoder
@@ -111,7 +111,7 @@ def test_real_model_end_to_end(home: Home, transcript: Path, real_embedder: Any)
 
 def test_built_query_encoder_is_cached_and_a_damaged_cache_is_rebuilt(
         real_embedder: Any, tmp_path: Path) -> None:
-    from memtui.search.onnxbert import OnnxEncoder
+    from memtui.search.encoders.onnx_query import OnnxEncoder
 
     query = "When did Melanie paint a sunrise?"
     stale, recent = tmp_path / "query-encoder-int8-old.onnx", tmp_path / "query-encoder-x.onnx"
@@ -128,16 +128,16 @@ def test_built_query_encoder_is_cached_and_a_damaged_cache_is_rebuilt(
     fp32 = OnnxEncoder(real_embedder.path, precision="fp32", cache_dir=tmp_path)
     assert fp32.cache_path != first.cache_path and not fp32.from_cache
 
-    changed = tmp_path / "npbert_changed.py"
+    changed = tmp_path / "numpy_query_changed.py"
     changed.write_text("# a different builder\n")
-    import memtui.search.npbert as npbert_module
+    import memtui.search.encoders.numpy_query as numpy_query
 
-    original = npbert_module.__file__
-    npbert_module.__file__ = str(changed)
+    original = numpy_query.__file__
+    numpy_query.__file__ = str(changed)
     try:
         assert OnnxEncoder(real_embedder.path, cache_dir=tmp_path).cache_path != first.cache_path
     finally:
-        npbert_module.__file__ = original
+        numpy_query.__file__ = original
 
     first.cache_path.write_bytes(b"not an onnx model")
     repaired = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
@@ -152,7 +152,7 @@ def test_cached_query_encoder_loads_without_the_onnx_package(tmp_path: Path) -> 
 
     script = (
         "import sys\n"
-        "from memtui.search.embeddings import LocalEmbedder\n"
+        "from memtui.search.encoders.embedder import LocalEmbedder\n"
         "e = LocalEmbedder()\n"
         "v = e.embed_query('deploy to production')\n"
         "print(e.query_encoder_name, e._query.from_cache, 'onnx' in sys.modules, v.shape)\n"
@@ -166,7 +166,7 @@ def test_cached_query_encoder_loads_without_the_onnx_package(tmp_path: Path) -> 
 
 def test_an_unwritable_cache_folder_only_costs_the_build(real_embedder: Any,
                                                          tmp_path: Path) -> None:
-    from memtui.search.onnxbert import OnnxEncoder
+    from memtui.search.encoders.onnx_query import OnnxEncoder
 
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the cache folder should be")

@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from memtui.search import npbert, vectors
+from memtui.search import vectors
+from memtui.search.encoders import numpy_query
 from memtui.search.vectors import VectorMatrix, _smallest, rescore_rows, sign_bits
 
 
@@ -108,7 +109,7 @@ def test_blas_limiter_nests_and_restores(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_gelu_matches_erf() -> None:
     x = np.linspace(-8, 8, 4001, dtype=np.float32)
     want = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.tolist()])
-    got = npbert._gelu(x.copy())
+    got = numpy_query._gelu(x.copy())
     assert got.dtype == np.float32
     assert float(np.max(np.abs(got - want))) < 2e-6
 
@@ -123,7 +124,7 @@ def test_rescore_depth() -> None:
 
 
 def test_int8_column_quantisation_is_within_half_a_step() -> None:
-    from memtui.search.onnxbert import quantise_columns
+    from memtui.search.encoders.onnx_query import quantise_columns
 
     rng = np.random.default_rng(3)
     w = rng.standard_normal((64, 16)).astype(np.float32) * rng.uniform(0.01, 5, 16)
@@ -136,7 +137,7 @@ def test_int8_column_quantisation_is_within_half_a_step() -> None:
 
 
 def test_unknown_query_precision_is_refused() -> None:
-    from memtui.search.onnxbert import build_graph
+    from memtui.search.encoders.onnx_query import build_graph
 
     with pytest.raises(ValueError, match="int4"):
         build_graph(None, "int4")  # type: ignore[arg-type]
@@ -144,7 +145,7 @@ def test_unknown_query_precision_is_refused() -> None:
 
 @pytest.mark.parametrize("allowed", [None, [1], [0, 1], [3]])
 def test_exact_scanner_in_onnxruntime_equals_numpy(allowed: list[int] | None) -> None:
-    from memtui.search.ortscan import ExactScanner
+    from memtui.search.exactscan import ExactScanner
 
     rows = _clustered(3000)
     ids = np.arange(1, 3001)

@@ -6,7 +6,7 @@ import pytest
 
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
-from memtui.flowmatch import rank_flows
+from memtui.serving.flowmatch import rank_flows
 from memtui.stores import flows as store
 
 

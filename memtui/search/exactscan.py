@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memtui.search.onnxbert import available, session_options
+from memtui.search.encoders.onnx_query import available, session_options
 
 __all__ = ["EXACT_ROWS", "ExactScanner", "available"]
 

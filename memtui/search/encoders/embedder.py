@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memtui.errors import MemtuiError
+from memtui.search.encoders import QUERY_PRECISIONS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,9 +39,6 @@ MODEL_MAX_TOKENS = 512
 QUERY_CACHE_SIZE = 512
 """Query vectors kept per process (each under its text and its word pieces): agents and
 batch runs repeat queries."""
-
-QUERY_PRECISIONS = ("int8", "fp32")
-"""How the fast query encoder multiplies: int8 weights (ONNX Runtime) or float32."""
 
 Progress = Callable[[int, int], None]
 """Called with (texts done, texts in all) while a batch is embedded."""
@@ -254,21 +252,21 @@ class LocalEmbedder:
 
     def _query_plan(self) -> str:
         """Which query encoder this model gets, found without loading anything."""
-        from memtui.search import onnxbert
-        from memtui.search.npbert import NumpyEncoder
+        from memtui.search.encoders import onnx_query
+        from memtui.search.encoders.numpy_query import NumpyEncoder
 
         if not NumpyEncoder.supports(self.path):
             return "sentence-transformers"
-        return "onnxruntime" if onnxbert.available() else "numpy"
+        return "onnxruntime" if onnx_query.available() else "numpy"
 
     def _load_query_encoder(self) -> tuple[Any, str]:
-        from memtui.search.npbert import NumpyEncoder
+        from memtui.search.encoders.numpy_query import NumpyEncoder
 
         plan = self._query_plan()
         if plan == "sentence-transformers":
             return False, plan
         if plan == "onnxruntime":
-            from memtui.search.onnxbert import OnnxEncoder
+            from memtui.search.encoders.onnx_query import OnnxEncoder
 
             try:
                 encoder = OnnxEncoder(self.path, self.max_tokens, precision=self.query_precision)

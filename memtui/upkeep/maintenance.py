@@ -18,12 +18,12 @@ from typing import Any
 
 from memtui import timeutil
 from memtui.db import Database
-from memtui.extract.retention import apply_retention
 from memtui.home import Home
 from memtui.stores import jobs, watermarks
 from memtui.stores import rules as rule_store
 from memtui.stores import state as state_store
 from memtui.stores.rules import Decayed
+from memtui.upkeep.retention import apply_retention
 
 ACTOR = "maintenance"
 LAST_CYCLE = "maintenance:last_cycle"

@@ -175,7 +175,7 @@ def _run(home: Home, db: Database, kind: str, stop: Callable[[], bool] | None) -
             note += f"; {len(report.failed)} file(s) failed"
         return f"{note}; {warning}" if warning else note
     if kind == "maintenance":
-        from memtui.maintenance import run_maintenance
+        from memtui.upkeep.maintenance import run_maintenance
 
         run_maintenance(home, db, dry_run=False)
         return "cycle done"

@@ -15,10 +15,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from memtui import flowmatch, text, timeutil
+from memtui import text, timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.serving import flowmatch
 from memtui.stores import flows as flow_store
 from memtui.stores import gate_runs, jobs
 from memtui.stores import rules as rule_store

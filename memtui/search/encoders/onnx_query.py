@@ -1,6 +1,6 @@
 """The query encoder's six transformer layers as an ONNX Runtime graph, int8 by default.
 
-A fresh query embedding is most of a warm search's time: with numpy (``npbert``) the
+A fresh query embedding is most of a warm search's time: with numpy (``numpy_query``) the
 24 float32 matrix products of all-MiniLM-L6-v2 cost ~7 ms of one core of this box, and
 its 42 MB of layer weights do not stay in the 32 MB L3 between searches. ONNX Runtime's
 ``DynamicQuantizeMatMul`` multiplies the activations, quantised per call to uint8, by
@@ -39,9 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from memtui.search import npbert
-from memtui.search.embeddings import QUERY_PRECISIONS
-from memtui.search.npbert import NumpyEncoder
+from memtui.search.encoders import QUERY_PRECISIONS, numpy_query
+from memtui.search.encoders.numpy_query import NumpyEncoder
 
 PRECISIONS = QUERY_PRECISIONS
 THREADS = 2
@@ -191,7 +190,7 @@ class OnnxEncoder(NumpyEncoder):
     def _cache_path(self, cache_dir: Path | None) -> Path | None:
         """Where the built graph is kept: keyed by the weights file (path, size, mtime),
         the precision and the source of the code that builds it (this module and
-        ``npbert``), so a changed model or builder never reuses a stale graph."""
+        ``numpy_query``), so a changed model or builder never reuses a stale graph."""
         if cache_dir is None:
             try:
                 from platformdirs import user_cache_dir
@@ -206,7 +205,7 @@ class OnnxEncoder(NumpyEncoder):
             return None
         digest = hashlib.sha256(f"{self.precision}|{weights.resolve()}|{st.st_size}|"
                                 f"{st.st_mtime_ns}".encode())
-        for module in (__file__, npbert.__file__):
+        for module in (__file__, numpy_query.__file__):
             digest.update(Path(module).read_bytes())
         key = digest.hexdigest()[:20]
         return cache_dir / f"query-encoder-{self.precision}-{key}.onnx"

@@ -1,0 +1,1 @@
+"""What agents are served: boot context, the pre-/post-action gates and flow matching."""

@@ -1,0 +1,1 @@
+"""The console: a Textual app over the shared stores (``memtui console``)."""

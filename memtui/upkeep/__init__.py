@@ -1,0 +1,1 @@
+"""Keeping memory healthy: nightly maintenance, retention, the scheduler, health checks, doctor."""
