@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memtui.extract import stenographer as steno  # noqa: E402
+from memtui.extract.choose import load_capture_policy  # noqa: E402
 from memtui.extract.local import LocalExtractor  # noqa: E402
+from memtui.extract.prepare import FileContext, Preparer  # noqa: E402
 from memtui.home import Home  # noqa: E402
 from memtui.stores import sources  # noqa: E402
 from memtui.transcripts import read_transcript  # noqa: E402
@@ -43,15 +45,15 @@ def bench_extractor(repeat: int) -> tuple[float, float, int]:
     """(extractor turns/s, redact + policy + extractor turns/s, turns)."""
     turns = [t for path in SAMPLES for t in read_transcript(path, final=True).turns]
     with tempfile.TemporaryDirectory(prefix="memtui-bench-") as scratch:
-        gate = steno.load_gate(Home(scratch))  # no policy.yaml there: the default policy
+        policy = load_capture_policy(Home(scratch))  # no policy.yaml there: the default one
     extractor = LocalExtractor()
     alone, whole = [], []
     for _ in range(repeat):
-        report = steno.RunReport()
-        preparer = steno.Preparer(gate, report)
-        ctx = steno.FileContext()
+        preparer = Preparer(policy)
+        ctx = FileContext()
         start = time.perf_counter()
-        prepared = [p for p in (preparer.prepare(t, ctx) for t in turns) if p is not None]
+        prepared = [p.turn for p in (preparer.prepare(t, ctx) for t in turns)
+                    if p.turn is not None]
         middle = time.perf_counter()
         extractor.extract(prepared)
         end = time.perf_counter()

@@ -1,4 +1,5 @@
-"""Small text tools shared by the engine: normalising, keys, stems, similarity, token estimates."""
+"""Small text tools shared by the engine: normalising, keys, stems, similarity, token estimates,
+and the prose helpers extractors share (visible prose, sentences, summaries, domains)."""
 
 from __future__ import annotations
 
@@ -91,3 +92,85 @@ def ratio_at_least(na: str, nb: str, threshold: float) -> float:
         return 0.0
     score = sm.ratio()
     return score if score >= threshold else 0.0
+
+
+# -- prose: what extractors read and how summaries are cut --------------------------------
+
+MAX_SENTENCES = 40
+"""Sentences read per text: long assistant essays rarely hold more memory further down."""
+SUMMARY_CHARS = 200
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_TAG_BLOCK = re.compile(
+    r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+|bash-[a-z-]+|task-notification)"
+    r"\b[^>]*>.*?(?:</\1>|\Z)", re.S,
+)
+_HARNESS = re.compile(r"^\s*\[(request interrupted|image|pasted text)[^\]]*\]\s*$", re.I | re.M)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)]|#+)\s*")
+_MARKUP = re.compile(r"\*\*|__|`")
+_SPACE = re.compile(r"\s+")
+
+
+def clean(text: str) -> str:
+    """Visible prose only: no code blocks, harness tags or interruption markers."""
+    if "```" in text:
+        text = _FENCE.sub("\n", text)
+    if "<" in text:
+        text = _TAG_BLOCK.sub("\n", text)
+    if "[" in text:
+        text = _HARNESS.sub("", text)
+    return text
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences and list items of a text, markers dropped (the first ``MAX_SENTENCES``)."""
+    out: list[str] = []
+    for part in _SENTENCE_SPLIT.split(text):
+        s = _BULLET.sub("", part).strip()
+        if len(s) >= 2:
+            out.append(s)
+            if len(out) >= MAX_SENTENCES:
+                break
+    return out
+
+
+def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
+    """One line, markup dropped, cut at a word boundary with an ellipsis."""
+    text = _SPACE.sub(" ", _MARKUP.sub("", text)).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+
+
+# -- domains -----------------------------------------------------------------------------
+
+_DOMAINS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(r"\b(?:" + words + r")\b", re.I))
+    for name, words in (
+        ("deploy", r"deploy\w*|release\w*|rollout|rollback|staging|production|prod|ci|cd|"
+                   r"pipeline|github actions"),
+        ("testing", r"tests?|testing|pytest|unit tests?|coverage|flaky|spec|e2e"),
+        ("database", r"db|database|postgres\w*|mysql|sqlite|migrations?|schema|sql|redis|"
+                     r"queries|query|index(?:es)?"),
+        ("git", r"git|branch(?:es)?|commits?|merge|rebase|pull request|pr|push"),
+        ("infra", r"docker|kubernetes|k8s|server|nginx|terraform|aws|gcp|vm|ssh|dns|cron|"
+                  r"systemd|container"),
+        ("security", r"secrets?|passwords?|tokens?|auth\w*|credentials?|permissions?|ssl|tls"),
+        ("dependencies", r"npm|pnpm|yarn|pip|poetry|uv|cargo|mix|dependenc\w+|packages?|"
+                         r"versions?|upgrade"),
+        ("frontend", r"ui|css|html|frontend|react|vue|tailwind|layout|styles?|components?"),
+        ("docs", r"docs?|documentation|readme|changelog"),
+        ("api", r"api|endpoints?|http|rest|graphql|webhooks?|requests?"),
+    )
+)
+
+
+def domain_of(text: str) -> str:
+    """A coarse domain from keywords; "general" when none applies."""
+    for name, pattern in _DOMAINS:
+        if pattern.search(text):
+            return name
+    return "general"

@@ -120,9 +120,10 @@ def extract(ctx: click.Context, agent: str | None, source: str | None, since: st
     Exits 1 when every file it tried to read failed (one error line per file).
     """
     from memtui.extract import stenographer as steno
+    from memtui.extract.choose import choose_extractor
 
     with opened(ctx) as (home, db):
-        name, warning = steno.choose_extractor(home, extractor)
+        name, warning = choose_extractor(home, extractor)
         if warning:
             click.echo(f"warning: {warning}", err=True)
         options = steno.Options(agent=home.agent(agent, db) if agent else None, source=source,

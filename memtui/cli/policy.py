@@ -52,14 +52,14 @@ def test(ctx: click.Context, file: str, fmt: str, quiet: bool, as_json: bool) ->
 
     Uses the home's policy.yaml and the local extractor; writes nothing.
     """
-    from memtui.extract import stenographer as steno
-    from memtui.extract.enforce import explain
+    from memtui.extract.choose import load_capture_policy
+    from memtui.extract.explain import explain
     from memtui.extract.local import LocalExtractor
 
     home = home_of(ctx)
     if not home.policy_path.exists():
         raise _missing(home.policy_path)
-    turns = explain(file, steno.load_gate(home), LocalExtractor(), fmt=fmt)
+    turns = explain(file, load_capture_policy(home), LocalExtractor(), fmt=fmt)
     if as_json:
         emit_json(turns)
         return

@@ -33,11 +33,14 @@ from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.extract import stenographer as steno
 from memtui.extract.candidates import Extraction, PreparedTurn, StateCandidate
+from memtui.extract.capture import Policy
 from memtui.extract.consolidate import Consolidator
-from memtui.extract.local import domain_of, shorten
+from memtui.extract.prepare import FileContext, Preparer
+from memtui.extract.scratch import scratch_copy
 from memtui.home import Home
 from memtui.stores import flows as flow_store
 from memtui.stores import sources as source_store
+from memtui.text import domain_of, shorten
 from memtui.transcripts import read_transcript
 
 MIN_FLOW_SUPPORT = 2
@@ -252,12 +255,11 @@ def mine_lessons(segs: list[_Segment]) -> list[LessonProposal]:
     return lessons
 
 
-def _prepare_file(path: Path, fmt: str, report: steno.RunReport,
-                  gate: steno.Gate | None) -> list[PreparedTurn]:
+def _prepare_file(path: Path, fmt: str, policy: Policy | None) -> list[PreparedTurn]:
     result = read_transcript(path, fmt=fmt, final=True)
-    preparer = steno.Preparer(gate, report)
-    ctx = steno.FileContext()
-    prepared = [preparer.prepare(t, ctx) for t in result.turns]
+    preparer = Preparer(policy)
+    ctx = FileContext()
+    prepared = [preparer.prepare(t, ctx).turn for t in result.turns]
     return [p for p in prepared if p is not None]
 
 
@@ -268,7 +270,7 @@ def backtest(home: Home, db: Database, paths: list[str], *, agent: str, fmt: str
         raise MemtuiError("backtest needs at least one transcript file or glob")
     if dry_run:
         # Everything happens in a scratch copy of memory.db: no write lock on the real one.
-        with steno.scratch_copy(home, db) as scratch:
+        with scratch_copy(home, db) as scratch:
             return _backtest(home, scratch, paths, agent=agent, fmt=fmt, dry_run=True)
     # Each step commits on its own (batch by batch), so agents are not blocked for the
     # whole backtest; every step is idempotent, so an interrupted backtest just runs again.
@@ -297,10 +299,9 @@ def _backtest(home: Home, db: Database, paths: list[str], *, agent: str, fmt: st
             for path in source.files():
                 files.append((path.stat().st_mtime, path, source.format))
     segs: list[_Segment] = []
-    scratch = steno.RunReport()
     for _, path, source_fmt in sorted(files):
         try:
-            segs += segments(_prepare_file(path, source_fmt, scratch, stenographer.gate))
+            segs += segments(_prepare_file(path, source_fmt, stenographer.policy))
         except (MemtuiError, OSError, ValueError):
             continue  # the extraction report already names the file and the reason
 

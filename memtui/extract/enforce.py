@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from memtui.extract.candidates import (
     EpisodeCandidate,
@@ -28,23 +26,13 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
-from memtui.extract.local import domain_of, sentences, shorten
+from memtui.extract.capture import Policy
+from memtui.text import domain_of, sentences, shorten
 
 
-class PolicyLike(Protocol):
-    """What enforcement needs of ``memtui.extract.policy.Policy``."""
-
-    @property
-    def tool_calls(self) -> str: ...
-
-    @property
-    def sections(self) -> Sequence[Any]: ...
-
-    def evaluate(self, text: str, role: str, *, after_tool_error: bool = False) -> Any: ...
-
-
-def enabled_kinds(policy: PolicyLike) -> frozenset[str]:
-    return frozenset(s.kind for s in policy.sections if getattr(s, "enabled", True))
+def enabled_kinds(policy: Policy) -> frozenset[str]:
+    """The capture kinds the policy has a section for that is switched on."""
+    return frozenset(s.kind for s in policy.sections if s.enabled)
 
 
 def _sentence_with(text: str, match: str) -> str:
@@ -55,7 +43,7 @@ def _sentence_with(text: str, match: str) -> str:
     return shorten(text)
 
 
-def enforce(policy: PolicyLike, extraction: Extraction, turns: Sequence[PreparedTurn]
+def enforce(policy: Policy, extraction: Extraction, turns: Sequence[PreparedTurn]
             ) -> Extraction:
     """The candidates the policy allows, plus what it captured that the extractor missed."""
     kinds = enabled_kinds(policy)
@@ -127,70 +115,3 @@ def _widen(out: Extraction, turns: Sequence[PreparedTurn]) -> None:
                     kind="decision", summary=shorten(sentence), source_entry=pt.id, at=pt.at,
                     session=pt.turn.session))
             have.add((pt.id, category))
-
-
-# -- `memtui policy test`: the same pipeline, turn by turn, writing nothing ---------------
-
-
-@dataclass
-class TurnReport:
-    """What the stenographer would do with one turn."""
-
-    id: str
-    role: str
-    at: str | None
-    text: str
-    refused: str | None = None
-    """The policy's reason when it refused the text."""
-    redacted: list[str] = field(default_factory=list)
-    captures: list[str] = field(default_factory=list)
-    """The policy's captures: "layer/kind: reason"."""
-    state: list[str] = field(default_factory=list)
-    episodes: list[str] = field(default_factory=list)
-    facts: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
-    """Candidates the extractor proposed and the policy switched off."""
-    skipped: str | None = None
-
-
-def explain(path: str, policy: PolicyLike | None, extractor: Any, *, fmt: str = "auto"
-            ) -> list[TurnReport]:
-    """Each turn of a transcript, with what would be captured where and what was refused."""
-    from collections import Counter
-
-    from memtui.extract import stenographer as steno
-    from memtui.transcripts import read_transcript
-
-    result = read_transcript(path, fmt=fmt, final=True)
-    ctx = steno.FileContext()
-    out: list[TurnReport] = []
-    for turn in result.turns:
-        run = steno.RunReport()
-        preparer = steno.Preparer(policy, run)
-        before = Counter(run.redacted)
-        pt = preparer.prepare(turn, ctx)
-        tr = TurnReport(turn.id, turn.role,
-                        turn.timestamp.strftime("%Y-%m-%dT%H:%M:%SZ") if turn.timestamp else None,
-                        shorten(turn.text, 160) if turn.text else "")
-        tr.redacted = sorted((run.redacted - before).elements())
-        if run.refusals:
-            tr.refused = run.refusals[-1].split(": ", 1)[1]
-        if pt is None:
-            tr.skipped = tr.refused or next(iter(run.skipped), "skipped")
-            out.append(tr)
-            continue
-        tr.captures = [f"{c.layer}/{c.kind}: {c.reason}" for c in pt.captures]
-        raw = extractor.extract([pt])
-        kept = enforce(policy, raw, [pt]) if policy is not None else raw
-        tr.state = [f"state/{s.category} [{s.domain}]: {s.summary}" for s in kept.state]
-        tr.episodes = [f"episode/{e.kind}: {e.summary}" for e in kept.episodes]
-        tr.facts = [f"fact: {f.key} = {f.value}" for f in kept.facts]
-        kept_keys = {(s.category, s.summary) for s in kept.state}
-        tr.dropped = [f"state/{s.category}: {s.summary}" for s in raw.state
-                      if (s.category, s.summary) not in kept_keys]
-        tr.dropped += [f"episode/{e.kind}: {e.summary}" for e in raw.episodes
-                       if e not in kept.episodes]
-        if raw.facts and not kept.facts:
-            tr.dropped += [f"fact: {f.key} = {f.value}" for f in raw.facts]
-        out.append(tr)
-    return out

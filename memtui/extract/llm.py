@@ -37,8 +37,9 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
-from memtui.extract.local import LocalExtractor, domain_of, shorten
+from memtui.extract.local import LocalExtractor
 from memtui.stores.state import CATEGORIES
+from memtui.text import domain_of, shorten
 
 if TYPE_CHECKING:
     import anthropic

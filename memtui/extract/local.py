@@ -50,90 +50,11 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
+from memtui.text import clean, domain_of, sentences, shorten
 
 NAME = "local"
 
-MAX_SENTENCES = 40
-"""Sentences read per turn: long assistant essays rarely hold more memory further down."""
-SUMMARY_CHARS = 200
 DETAIL_CHARS = 1000
-
-# -- text clean-up -----------------------------------------------------------------------
-
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
-_TAG_BLOCK = re.compile(
-    r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+|bash-[a-z-]+|task-notification)"
-    r"\b[^>]*>.*?(?:</\1>|\Z)", re.S,
-)
-_HARNESS = re.compile(r"^\s*\[(request interrupted|image|pasted text)[^\]]*\]\s*$", re.I | re.M)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])|\n+")
-_BULLET = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)]|#+)\s*")
-_MARKUP = re.compile(r"\*\*|__|`")
-_SPACE = re.compile(r"\s+")
-
-
-def clean(text: str) -> str:
-    """Visible prose only: no code blocks, harness tags or interruption markers."""
-    if "```" in text:
-        text = _FENCE.sub("\n", text)
-    if "<" in text:
-        text = _TAG_BLOCK.sub("\n", text)
-    if "[" in text:
-        text = _HARNESS.sub("", text)
-    return text
-
-
-def sentences(text: str) -> list[str]:
-    out: list[str] = []
-    for part in _SENTENCE_SPLIT.split(text):
-        s = _BULLET.sub("", part).strip()
-        if len(s) >= 2:
-            out.append(s)
-            if len(out) >= MAX_SENTENCES:
-                break
-    return out
-
-
-def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
-    """One line, markup dropped, cut at a word boundary with an ellipsis."""
-    text = _SPACE.sub(" ", _MARKUP.sub("", text)).strip()
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
-
-
-# -- domains -----------------------------------------------------------------------------
-
-_DOMAINS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(r"\b(?:" + words + r")\b", re.I))
-    for name, words in (
-        ("deploy", r"deploy\w*|release\w*|rollout|rollback|staging|production|prod|ci|cd|"
-                   r"pipeline|github actions"),
-        ("testing", r"tests?|testing|pytest|unit tests?|coverage|flaky|spec|e2e"),
-        ("database", r"db|database|postgres\w*|mysql|sqlite|migrations?|schema|sql|redis|"
-                     r"queries|query|index(?:es)?"),
-        ("git", r"git|branch(?:es)?|commits?|merge|rebase|pull request|pr|push"),
-        ("infra", r"docker|kubernetes|k8s|server|nginx|terraform|aws|gcp|vm|ssh|dns|cron|"
-                  r"systemd|container"),
-        ("security", r"secrets?|passwords?|tokens?|auth\w*|credentials?|permissions?|ssl|tls"),
-        ("dependencies", r"npm|pnpm|yarn|pip|poetry|uv|cargo|mix|dependenc\w+|packages?|"
-                         r"versions?|upgrade"),
-        ("frontend", r"ui|css|html|frontend|react|vue|tailwind|layout|styles?|components?"),
-        ("docs", r"docs?|documentation|readme|changelog"),
-        ("api", r"api|endpoints?|http|rest|graphql|webhooks?|requests?"),
-    )
-)
-
-
-def domain_of(text: str) -> str:
-    """A coarse domain from keywords; "general" when none applies."""
-    for name, pattern in _DOMAINS:
-        if pattern.search(text):
-            return name
-    return "general"
-
 
 # -- rules -------------------------------------------------------------------------------
 

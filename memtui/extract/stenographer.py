@@ -2,25 +2,26 @@
 
 One run walks every registered source (or one), oldest file first. For each file it
 
-1. checks the watermark against the file: same device/inode, not shorter than the
-   offset, the same first bytes (``head_hash``). A truncated, replaced or rewritten file
-   is read again from the start; the ledger of extracted turns (``extracted_turns``,
-   keyed by agent, session and message id) keeps that from duplicating anything.
+1. checks the watermark against the file (``extract.files``): same device/inode, not
+   shorter than the offset, the same first bytes (``head_hash``). A truncated, replaced
+   or rewritten file is read again from the start; the ledger of extracted turns
+   (``stores.ledger``, keyed by agent, session and message id) keeps that from
+   duplicating anything.
 2. reads the new turns (``memtui.transcripts.read_transcript``) and cuts them into
    batches at points where no earlier turn extends past the cut.
 3. per batch, first without any lock: skips turns the ledger already has, redacts
-   every text (``extract.redact``), applies the policy (``extract.policy``) and runs the
-   extractor. Then in ONE short write transaction: consolidates the candidates
-   (``extract.consolidate``), records the turns in the ledger, queues the daily-log
-   section and advances the watermark to the cut. A crash, a kill or an extractor
-   error writes nothing of the batch: the watermark never passes unwritten data.
-   Between batches the run pauses ``BATCH_PAUSE`` seconds, so other writers (``gate
-   post``, ``state add``) get the write lock without waiting for the whole run.
+   every text and applies the capture policy (``extract.prepare``), runs the extractor
+   and enforces the policy on its output (``extract.enforce``). Then in ONE short write
+   transaction: consolidates the candidates (``extract.consolidate``), records the
+   turns in the ledger, queues the daily-log section and advances the watermark to the
+   cut. A crash, a kill or an extractor error writes nothing of the batch: the
+   watermark never passes unwritten data. Between batches the run pauses
+   ``BATCH_PAUSE`` seconds, so other writers (``gate post``, ``state add``) get the
+   write lock without waiting for the whole run.
 4. after each commit, appends the queued sections to memory/YYYY-MM-DD.md.
 
-A dry run does all of this in a scratch copy of memory.db (``scratch_copy``, taken with
-SQLite's backup API under a read snapshot), so it never holds the real database's
-write lock and reports exactly what a real run would do.
+A dry run does all of this in a scratch copy of memory.db (``extract.scratch``), so it
+never holds the real database's write lock and reports exactly what a real run would do.
 
 An extractor failure stops that file for this run, counts ``failures`` on its watermark
 and leaves the offset where it was, so the next run retries the same turns (three
@@ -32,74 +33,39 @@ local extractor instead, so one poisoned batch cannot stall a source forever.
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import json
 import os
-import shutil
-import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from memtui import timeutil
 from memtui.db import Database
-from memtui.errors import MemtuiError, NotFound
-from memtui.extract.candidates import (
-    CallView,
-    Extraction,
-    Extractor,
-    ExtractorError,
-    PreparedTurn,
-    ResultView,
-)
-from memtui.extract.consolidate import Consolidator, Outcome
-from memtui.extract.enforce import PolicyLike, enforce
-from memtui.extract.local import REFUSED, LocalExtractor
-from memtui.extract.redact import redact
+from memtui.errors import MemtuiError
+from memtui.extract.candidates import Extraction, Extractor, ExtractorError, PreparedTurn
+from memtui.extract.capture import Policy
+from memtui.extract.choose import load_capture_policy, make_extractor, select_sources
+from memtui.extract.consolidate import Consolidator
+from memtui.extract.enforce import enforce
+from memtui.extract.files import HEAD_BYTES, batches, head_hash, resume_point, unchanged
+from memtui.extract.local import LocalExtractor
+from memtui.extract.prepare import FileContext, Preparer
+from memtui.extract.report import FileReport, Progress, RunReport
+from memtui.extract.scratch import scratch_copy
 from memtui.home import Home
-from memtui.stores import jobs
-from memtui.stores.sources import Source, list_sources
-from memtui.transcripts import ReadResult, StaleOffset, Turn, UnknownFormat, read_transcript
+from memtui.stores import jobs, ledger
+from memtui.stores.ledger import LedgerEntry, Watermark
+from memtui.stores.sources import Source
+from memtui.transcripts import StaleOffset, Turn, UnknownFormat, read_transcript
 from memtui.workspace import dailylog
 
 ACTOR = "extractor"
 JOB_KIND = "extraction"
-HEAD_BYTES = 1024
-"""How many leading bytes of a file identify it (``head_hash``)."""
-RESULT_CHARS = 600
-"""Tool output kept per result for extractors (errors and refusals are short)."""
-GIST_CHARS = 160
-CONTEXT_CALLS = 64
-"""Tool calls remembered per file across runs, so a later refusal can name the call."""
-FIX_WINDOW = 3
-"""Assistant turns after a tool error that may describe its fix."""
 BATCH_PAUSE = 0.01
 """Seconds the run sleeps after each committed batch (at most as long as the batch held
 the write lock), so waiting writers get the lock."""
-SCRATCH_PREFIX = ".dry-run-"
-"""Folder (in the home, ``.dry-run-<pid>-<random>``) of a dry run's scratch copy of
-memory.db; removed afterwards, or by a later dry run once that process is gone."""
-
-
-Gate = PolicyLike
-"""What the stenographer needs of a policy (memtui.extract.policy.Policy)."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Where a run is: files and bytes done of the totals known at the start."""
-
-    files_done: int
-    files_total: int
-    bytes_done: int
-    bytes_total: int
-    turns: int
-    path: str
 
 
 @dataclass
@@ -130,331 +96,8 @@ class Options:
     """Asked between batches: True ends the run early, cleanly (the daemon's SIGTERM)."""
 
 
-@dataclass
-class FileReport:
-    path: str
-    agent: str
-    format: str = ""
-    status: str = "unchanged"
-    """unchanged, read, reset (read again from the start), failed or skipped."""
-    turns: int = 0
-    start_offset: int = 0
-    end_offset: int = 0
-    message: str = ""
-
-
-@dataclass
-class RunReport:
-    """What a run read, wrote and skipped, and why."""
-
-    dry_run: bool = False
-    extractor: str = "local"
-    files: list[FileReport] = field(default_factory=list)
-    turns_read: int = 0
-    turns_extracted: int = 0
-    outcome: Outcome = field(default_factory=Outcome)
-    skipped: Counter[str] = field(default_factory=Counter)
-    """Turns or lines not extracted, per reason."""
-    unknown: Counter[str] = field(default_factory=Counter)
-    """Lines of entry types the reader does not know, per type (counted, then ignored)."""
-    redacted: Counter[str] = field(default_factory=Counter)
-    """Secrets redacted, per kind."""
-    problems: list[str] = field(default_factory=list)
-    refusals: list[str] = field(default_factory=list)
-    """Why the policy refused a turn's text: "<message id>: <reason>"."""
-    daily_logs: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    job_id: int | None = None
-    stopped: bool = False
-    """The run was asked to stop and ended between batches."""
-
-    @property
-    def failed(self) -> list[FileReport]:
-        return [f for f in self.files if f.status == "failed"]
-
-    @property
-    def all_failed(self) -> bool:
-        """Every file this run tried to read failed (so it extracted nothing)."""
-        tried = [f for f in self.files if f.status != "unchanged"]
-        return bool(tried) and all(f.status == "failed" for f in tried)
-
-    def counts(self) -> dict[str, Any]:
-        """A JSON-ready summary (the job's counts and ``--json`` output)."""
-        o = self.outcome
-        return {
-            "files": dict(Counter(f.status for f in self.files)),
-            "turns_read": self.turns_read,
-            "turns_extracted": self.turns_extracted,
-            "state_added": dict(o.added),
-            "state_updated": dict(o.updated),
-            "duplicates": o.duplicates,
-            "rejections_already_known": o.rejections_seen,
-            "tombstoned": o.tombstoned,
-            "episodes": dict(o.episodes),
-            "facts": dict(o.facts),
-            "tool_outcomes": o.outcomes,
-            "skipped": dict(self.skipped),
-            "unknown_types": dict(self.unknown),
-            "state_superseded": dict(o.superseded),
-            "redacted": dict(self.redacted),
-            "problems": len(self.problems),
-            "failed": [f"{f.path}: {f.message}" for f in self.failed],
-            "dry_run": self.dry_run,
-            "extractor": self.extractor,
-            "seconds": round(self.seconds, 3),
-        }
-
-
 class Busy(MemtuiError):
     """Another extraction holds the home's extraction lock."""
-
-
-def _alive(pid: str) -> bool:
-    """Whether the process that made a scratch folder still runs."""
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@contextmanager
-def scratch_copy(home: Home, db: Database) -> Iterator[Database]:
-    """A throwaway copy of memory.db, taken with the backup API under one read snapshot
-    (readers never block writers in WAL mode), removed afterwards."""
-    home.root.mkdir(parents=True, exist_ok=True)
-    for stale in home.root.glob(SCRATCH_PREFIX + "*"):
-        if not _alive(stale.name[len(SCRATCH_PREFIX):].split("-", 1)[0]):
-            shutil.rmtree(stale, ignore_errors=True)  # left behind by a killed dry run
-    folder = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=home.root)
-    try:
-        copy = Database(Path(folder) / "memory.db")
-        try:
-            with copy.conn.backup("main", db.conn, "main") as backup:
-                backup.step(-1)
-            yield copy
-        finally:
-            copy.close()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-# -- the file context carried across batches and runs ------------------------------------
-
-
-@dataclass
-class FileContext:
-    """What extraction of one file remembers between turns (stored in ``reader_state``)."""
-
-    previous_assistant: str = ""
-    fix_window: int = 0
-    calls: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, raw: str | None) -> tuple[FileContext, dict[str, Any]]:
-        try:
-            data = json.loads(raw) if raw else {}
-        except ValueError:
-            data = {}
-        if not isinstance(data, dict):
-            data = {}
-        ctx = data.get("context") or {}
-        calls = ctx.get("calls") or {}
-        return cls(str(ctx.get("previous_assistant", "")), int(ctx.get("fix_window", 0)),
-                   {k: (v[0], v[1]) for k, v in calls.items()
-                    if isinstance(v, list) and len(v) == 2}), data
-
-    def dump(self) -> dict[str, Any]:
-        calls = dict(list(self.calls.items())[-CONTEXT_CALLS:])
-        return {"previous_assistant": self.previous_assistant, "fix_window": self.fix_window,
-                "calls": {k: list(v) for k, v in calls.items()}}
-
-
-# -- preparing turns ---------------------------------------------------------------------
-
-
-def gist(name: str, args: dict[str, Any]) -> str:
-    """One line saying what a tool call did: its name and its most telling argument."""
-    value: Any = None
-    for key in ("command", "cmd", "pattern", "file_path", "path", "url", "query", "prompt",
-                "description", "skill", "name", "code", "message", "text"):
-        if isinstance(args.get(key), str) and args[key].strip():
-            value = args[key]
-            break
-    if value is None:
-        value = next((v for v in args.values() if isinstance(v, str) and v.strip()), None)
-    if value is None:
-        return name
-    line = " ".join(str(value).split())
-    if len(line) > GIST_CHARS:
-        cut = line[:GIST_CHARS]
-        # Cut at a space so a secret is never split (split secrets escape redaction).
-        line = cut[: cut.rfind(" ")] + " …" if " " in cut else ""
-    return f"{name}: {line}" if line else name
-
-
-def _tail(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[-limit:]
-    space = cut.find(" ")
-    return cut[space + 1:] if space >= 0 else cut
-
-
-def _head(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    space = max(cut.rfind(" "), cut.rfind("\n"))
-    return cut[:space] if space > 0 else ""
-
-
-class Preparer:
-    """Redacts turns, applies the policy and tracks the file context."""
-
-    def __init__(self, policy: Gate | None, report: RunReport) -> None:
-        self.policy = policy
-        self.report = report
-
-    def _redact(self, value: str) -> str:
-        if not value:
-            return value
-        r = redact(value)
-        if r.findings:
-            self.report.redacted.update(f.kind for f in r.findings)
-        return r.text
-
-    def prepare(self, turn: Turn, ctx: FileContext) -> PreparedTurn | None:
-        skipped = self.report.skipped
-        if turn.role == "system" and turn.kind != "compaction":
-            skipped["system or harness message"] += 1
-            return None
-        text = self._redact(turn.text)
-        calls = tuple(CallView(c.id, c.name, self._redact(gist(c.name, c.input)))
-                      for c in turn.tool_calls)
-        results: list[ResultView] = []
-        for r in turn.tool_results:
-            content = self._redact(_head(r.content, RESULT_CHARS)) if (
-                r.is_error or len(r.content) < 2 * RESULT_CHARS) else ""
-            refused = r.is_error and bool(REFUSED.search(r.content[:2000]))
-            known = ctx.calls.get(r.tool_call_id)
-            call = CallView(r.tool_call_id, known[0], known[1]) if known else None
-            results.append(ResultView(r.tool_call_id, r.name or (known[0] if known else None),
-                                      content, r.is_error, refused, call))
-        after_error = ctx.fix_window > 0
-        captures: tuple[Any, ...] = ()
-        if self.policy is not None and text:
-            verdict = self.policy.evaluate(text, turn.role, after_tool_error=after_error)
-            if verdict.refused is not None:
-                # Forbidden text is dropped; the turn's tool calls are not text and stay.
-                skipped[f"text refused by policy ({verdict.refused.kind})"] += 1
-                self.report.refusals.append(f"{turn.id}: {verdict.refused.reason}")
-                text = ""
-                if not calls and not results:
-                    return None
-            else:
-                captures = tuple(verdict.captured)
-        prepared = PreparedTurn(turn=turn, text=text, calls=calls, results=tuple(results),
-                                after_tool_error=after_error,
-                                previous_assistant=ctx.previous_assistant, captures=captures)
-        # Update the context for the turns that follow.
-        for c in calls:
-            ctx.calls[c.id] = (c.name, c.gist)
-        if any(r.is_error and not r.refused for r in results):
-            ctx.fix_window = FIX_WINDOW
-        if turn.role == "assistant" and text:
-            ctx.previous_assistant = _tail(text, 600)
-            if after_error:
-                ctx.fix_window -= 1
-        return prepared
-
-
-# -- file identity -----------------------------------------------------------------------
-
-
-def head_hash(path: Path, length: int) -> str:
-    with path.open("rb") as fh:
-        return hashlib.sha1(fh.read(length)).hexdigest()
-
-
-@dataclass
-class Watermark:
-    """One row of source_files, as far as a run needs it."""
-
-    path: str
-    source_id: int
-    format: str | None
-    offset: int
-    line: int
-    last_entry_id: str | None
-    device: int | None
-    inode: int | None
-    size: int | None
-    head_hash: str | None
-    reader_state: str | None
-    failures: int
-    last_error: str | None
-
-    @property
-    def state(self) -> dict[str, Any]:
-        return FileContext.load(self.reader_state)[1]
-
-
-def _watermarks(db: Database) -> dict[str, Watermark]:
-    rows = db.query("SELECT path, source_id, format, offset, line, last_entry_id, device, "
-                    "inode, size, head_hash, reader_state, failures, last_error FROM source_files")
-    return {r["path"]: Watermark(**r) for r in rows}
-
-
-def resume_point(path: Path, st: os.stat_result, wm: Watermark | None) -> tuple[int, int, str]:
-    """(offset, line, why) to read from: the watermark, or 0 when the file is not the same."""
-    if wm is None or wm.offset == 0:
-        return 0, 1, "new"
-    if st.st_size < wm.offset:
-        return 0, 1, "truncated"
-    head_len = int(wm.state.get("head_len", 0))
-    if wm.head_hash and head_len and head_hash(path, head_len) != wm.head_hash:
-        return 0, 1, "rewritten" if (st.st_dev, st.st_ino) == (wm.device, wm.inode) else "replaced"
-    return wm.offset, wm.line, "resume"
-
-
-def unchanged(st: os.stat_result, wm: Watermark | None, idle_final: bool) -> bool:
-    """Nothing to do: the file is as it was at the last successful read."""
-    if wm is None or wm.size is None or wm.failures:
-        return False
-    if (st.st_dev, st.st_ino, st.st_size) != (wm.device, wm.inode, wm.size):
-        return False
-    if wm.state.get("mtime_ns") != st.st_mtime_ns:
-        return False
-    # A held-back tail (torn line, open message) is read once the file has gone idle.
-    return wm.offset >= st.st_size or not idle_final or bool(wm.state.get("final"))
-
-
-# -- batching ----------------------------------------------------------------------------
-
-
-def batches(result: ReadResult, size: int) -> Iterator[tuple[list[Turn], int, int]]:
-    """(turns, cut offset, cut line): safe watermarks after each batch.
-
-    A cut before turn i is safe when no earlier turn ends after turn i starts (a Claude
-    Code message spans the tool results interleaved with it).
-    """
-    turns = result.turns
-    start = 0
-    max_end = 0
-    for i, turn in enumerate(turns):
-        if i - start >= size and max_end <= turn.offset:
-            yield turns[start:i], turn.offset, turn.line
-            start = i
-        max_end = max(max_end, turn.end_offset)
-    yield turns[start:], result.end_offset, result.end_line
-
-
-# -- the run -----------------------------------------------------------------------------
 
 
 @contextmanager
@@ -473,68 +116,12 @@ def run_lock(home: Home, *, wait: bool = False) -> Iterator[None]:
         os.close(fd)
 
 
-def make_extractor(home: Home, name: str) -> Extractor:
-    """The extractor called ``name`` ("local" or "llm")."""
-    if name == "local":
-        return LocalExtractor()
-    if name == "llm":
-        from memtui.extract.llm import LLMExtractor
-
-        return LLMExtractor.from_settings(home.settings.extract)
-    raise MemtuiError(f"unknown extractor {name!r}; expected local or llm")
-
-
-def choose_extractor(home: Home, requested: str | None) -> tuple[str, str | None]:
-    """The extractor to use and a warning: llm needs ANTHROPIC_API_KEY.
-
-    Asked for on the command line without a key is an error; configured in memtui.toml
-    without a key falls back to the local extractor with a warning.
-    """
-    name = requested or home.settings.extract.extractor
-    if name == "llm" and not os.environ.get("ANTHROPIC_API_KEY"):
-        if requested:
-            raise MemtuiError("--extractor llm needs ANTHROPIC_API_KEY in the environment")
-        return "local", ("[extract] extractor is llm but ANTHROPIC_API_KEY is not set; "
-                         "using the local extractor")
-    return name, None
-
-
-def load_gate(home: Home) -> Gate | None:
-    """The home's policy (policy.yaml, else the default), or None if policy.py is absent."""
-    try:
-        from memtui.extract import policy
-    except ImportError:  # pragma: no cover - policy.py ships with memtui
-        return None
-    loaded: Gate
-    if home.policy_path.exists():
-        loaded = policy.load_policy(home.policy_path)
-    else:
-        loaded = policy.default_policy()
-    return loaded
-
-
-def select_sources(db: Database, agent: str | None, source: str | None) -> list[Source]:
-    found = list_sources(db, agent)
-    if source is None:
-        return found
-    if source.isdigit():
-        chosen = [s for s in found if s.id == int(source)]
-    else:
-        absolute = os.path.abspath(os.path.expanduser(source))
-        chosen = [s for s in found if s.pattern == absolute]
-        if not chosen:
-            chosen = [s for s in found if Path(absolute) in s.files()]
-    if not chosen:
-        raise NotFound(f"no registered source matches {source!r} "
-                       f"(add it: memtui sources add {source})")
-    return chosen
-
-
 class Stenographer:
     """One run over a home's sources; ``run()`` does the work and returns the report."""
 
     def __init__(self, home: Home, db: Database, options: Options | None = None, *,
-                 extractor: Extractor | None = None, gate: Gate | None | bool = True) -> None:
+                 extractor: Extractor | None = None, policy: Policy | None | bool = True
+                 ) -> None:
         self.home = home
         self.db = db
         self.options = options or Options()
@@ -544,9 +131,9 @@ class Stenographer:
         self.extractor = extractor or make_extractor(home, name)
         self.fallback: Extractor | None = (
             LocalExtractor() if self.extractor.name != "local" else None)
-        self._gate_arg = gate
-        self._gate_loaded = False
-        self._gate: Gate | None = None
+        self._policy_arg = policy
+        self._policy_loaded = False
+        self._policy: Policy | None = None
         self.report = RunReport(dry_run=self.options.dry_run, extractor=self.extractor.name)
         self._preparer: Preparer | None = None
         self._consolidators: dict[str, Consolidator] = {}
@@ -593,18 +180,18 @@ class Stenographer:
     # -- internals -----------------------------------------------------------------------
 
     @property
-    def gate(self) -> Gate | None:
-        """The policy, parsed on first use (an idle run never pays for the YAML)."""
-        if not self._gate_loaded:
-            arg = self._gate_arg
-            self._gate = load_gate(self.home) if arg is True else (arg or None)
-            self._gate_loaded = True
-        return self._gate
+    def policy(self) -> Policy | None:
+        """The capture policy, parsed on first use (an idle run never pays for the YAML)."""
+        if not self._policy_loaded:
+            arg = self._policy_arg
+            self._policy = load_capture_policy(self.home) if arg is True else (arg or None)
+            self._policy_loaded = True
+        return self._policy
 
     @property
     def preparer(self) -> Preparer:
         if self._preparer is None:
-            self._preparer = Preparer(self.gate, self.report)
+            self._preparer = Preparer(self.policy)
         return self._preparer
 
     def _stopping(self) -> bool:
@@ -621,7 +208,7 @@ class Stenographer:
         sources = select_sources(self.db, self.options.agent, self.options.source)
         if self.options.source_ids is not None:
             sources = [s for s in sources if s.id in self.options.source_ids]
-        marks = _watermarks(self.db)
+        marks = ledger.watermarks(self.db)
         now = time.time()
         idle_after = self.settings.final_after_minutes * 60
         planned: dict[str, tuple[Source, Path, os.stat_result, Watermark | None, bool]] = {}
@@ -669,15 +256,8 @@ class Stenographer:
         # The report names the file; a message that starts with the path says it twice.
         message = message.removeprefix(f"{fr.path}: ").replace(f": {fr.path!r}", "")
         fr.status, fr.message = "failed", message
-        if self.options.dry_run and not self.options.scratch:
-            return
-        with self.db.write():
-            self.db.execute(
-                "INSERT INTO source_files(path, source_id, offset, line, failures, last_error, "
-                "updated_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
-                "failures = failures + 1, last_error = excluded.last_error, "
-                "updated_at = excluded.updated_at",
-                (fr.path, source.id, 0, 1, 1, message[:1000], timeutil.iso(timeutil.now())))
+        if not self.options.dry_run or self.options.scratch:
+            ledger.record_failure(self.db, fr.path, source.id, message)
 
     def _file(self, source: Source, path: Path, st: os.stat_result, wm: Watermark | None,
               idle: bool) -> FileReport:
@@ -742,10 +322,10 @@ class Stenographer:
                         state = {**state, "mtime_ns": st.st_mtime_ns, "head_len": head_len,
                                  "final": idle and cut_offset >= result.end_offset,
                                  "context": ctx.dump()}
-                        self._advance(fr.path, source.id, result.format, cut_offset, cut_line,
-                                      turns[-1].id if turns else (
-                                          wm.last_entry_id if wm else None),
-                                      st, head, state)
+                        ledger.advance(self.db, ledger.Advance(
+                            fr.path, source.id, result.format, cut_offset, cut_line,
+                            turns[-1].id if turns else (wm.last_entry_id if wm else None),
+                            st.st_dev, st.st_ino, st.st_size, head, state))
                 locked = time.perf_counter() - started
             except ExtractorError as exc:
                 self._consolidators.pop(source.agent, None)
@@ -780,24 +360,9 @@ class Stenographer:
                     self.report.daily_logs.append(str(path))
 
     def _check_watermark(self, path: str, expected: int) -> None:
-        current = self.db.scalar("SELECT offset FROM source_files WHERE path = ?", (path,))
+        current = ledger.offset(self.db, path)
         if current is not None and current != expected and expected != 0:
             raise MemtuiError(f"{path}: the watermark moved under this run (another writer?)")
-
-    def _advance(self, path: str, source_id: int, fmt: str, offset: int, line: int,
-                 entry: str | None, st: os.stat_result, head: str, state: dict[str, Any]
-                 ) -> None:
-        self.db.execute(
-            "INSERT INTO source_files(path, source_id, format, offset, line, last_entry_id, "
-            "device, inode, size, head_hash, reader_state, failures, last_error, updated_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,0,NULL,?) ON CONFLICT(path) DO UPDATE SET "
-            "source_id = excluded.source_id, format = excluded.format, offset = excluded.offset, "
-            "line = excluded.line, last_entry_id = excluded.last_entry_id, "
-            "device = excluded.device, inode = excluded.inode, size = excluded.size, "
-            "head_hash = excluded.head_hash, reader_state = excluded.reader_state, "
-            "failures = 0, last_error = NULL, updated_at = excluded.updated_at",
-            (path, source_id, fmt, offset, line, entry, st.st_dev, st.st_ino, st.st_size, head,
-             json.dumps(state), timeutil.iso(timeutil.now())))
 
     def _prepare_batch(self, agent: str, path: Path, turns: Sequence[Turn], ctx: FileContext,
                        extractor: Extractor) -> _Work:
@@ -806,7 +371,7 @@ class Stenographer:
         work = _Work()
         if not turns:
             return work
-        fresh = self._not_yet_extracted(agent, turns)
+        fresh = ledger.not_yet_extracted(self.db, agent, [(t.session, t.id) for t in turns])
         prepared: list[PreparedTurn] = []
         stamp = timeutil.iso(timeutil.now())
         for turn in turns:
@@ -818,15 +383,16 @@ class Stenographer:
                 self.report.skipped["older than --since"] += 1
                 work.older_skipped = True
                 continue
-            work.ledger.append((agent, turn.session, turn.id, str(path), at or stamp))
-            pt = self.preparer.prepare(turn, ctx)
-            if pt is not None:
-                prepared.append(pt)
+            work.ledger.append(LedgerEntry(agent, turn.session, turn.id, str(path), at or stamp))
+            prep = self.preparer.prepare(turn, ctx)
+            self.report.tally(turn.id, prep)
+            if prep.turn is not None:
+                prepared.append(prep.turn)
         if prepared:
             extraction = extractor.extract(prepared)
             _check_entries(extraction, prepared)
-            if self.gate is not None:
-                extraction = enforce(self.gate, extraction, prepared)
+            if self.policy is not None:
+                extraction = enforce(self.policy, extraction, prepared)
             work.extraction = extraction
         return work
 
@@ -840,33 +406,16 @@ class Stenographer:
             for day, lines in outcome.log.items():
                 dailylog.queue(self.db, agent, day, lines, heading)
         if work.ledger:
-            self.db.executemany(
-                "INSERT OR IGNORE INTO extracted_turns(agent, session, entry, source_file, at) "
-                "VALUES (?,?,?,?,?)", work.ledger)
+            ledger.record_turns(self.db, work.ledger)
         self.report.turns_extracted += len(work.ledger)
         return len(work.ledger)
-
-    def _not_yet_extracted(self, agent: str, turns: Sequence[Turn]) -> set[tuple[str, str]]:
-        keys = {(t.session, t.id) for t in turns}
-        by_session: dict[str, list[str]] = {}
-        for session, entry in keys:
-            by_session.setdefault(session, []).append(entry)
-        for session, entries in by_session.items():
-            for i in range(0, len(entries), 500):
-                chunk = entries[i:i + 500]
-                marks = ",".join("?" * len(chunk))
-                for (entry,) in self.db.rows(
-                        f"SELECT entry FROM extracted_turns WHERE agent = ? AND session = ? "
-                        f"AND entry IN ({marks})", [agent, session, *chunk]):
-                    keys.discard((session, entry))
-        return keys
 
 
 @dataclass
 class _Work:
     """A batch prepared outside the write lock, ready to be written."""
 
-    ledger: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
     extraction: Extraction | None = None
     older_skipped: bool = False
 

@@ -161,8 +161,9 @@ def run_job(home: Home, db: Database, kind: str, *, stop: Callable[[], bool] | N
 def _run(home: Home, db: Database, kind: str, stop: Callable[[], bool] | None) -> str:
     if kind == "extraction":
         from memtui.extract import stenographer as steno
+        from memtui.extract.choose import choose_extractor
 
-        name, warning = steno.choose_extractor(home, None)
+        name, warning = choose_extractor(home, None)
         report = steno.run(home, db, steno.Options(extractor=name, stop=stop,
                                                    wait_for_lock=False))
         if report.all_failed:

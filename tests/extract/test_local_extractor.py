@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memtui.extract.candidates import CallView, Extraction, PreparedTurn, ResultView
-from memtui.extract.local import LocalExtractor, domain_of, sentences
+from memtui.extract.local import LocalExtractor
+from memtui.text import domain_of, sentences
 from memtui.transcripts import Turn
 
 
