@@ -10,9 +10,9 @@ How it works:
   state entries (the seven categories), facts and episodes, each citing a message id.
 - The fixed part of every request -- the instructions and the tool definition -- is
   marked ``cache_control: ephemeral`` so it is cached across batches (prompt caching).
-- 429, 5xx, timeouts and connection errors are retried with exponential backoff and
-  jitter (honouring ``retry-after``), ``[extract] max_retries`` times. After that, or on
-  any other API error, the batch raises ExtractorError.
+- 429, 5xx, timeouts and connection errors are retried by the SDK itself (its
+  exponential backoff with jitter, honouring ``retry-after``), ``[extract] max_retries``
+  times. After that, or on any other API error, the batch raises ExtractorError.
 - Invalid output (no tool call, a truncated answer, an unknown category, a message id
   that is not in the batch, a wrong type) raises ExtractorError: the stenographer then
   writes nothing for that batch and leaves the watermark where it was.
@@ -23,9 +23,7 @@ How it works:
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui import text as textutil
@@ -181,8 +179,7 @@ class LLMExtractor:
     def __init__(
         self, *, model: str = "claude-sonnet-4-6", batch_tokens: int = 12000,
         max_output_tokens: int = 4096, timeout: float = 120.0, max_retries: int = 4,
-        client: anthropic.Anthropic | None = None, sleep: Callable[[float], None] = time.sleep,
-        backoff: float = 1.0, max_backoff: float = 30.0,
+        client: anthropic.Anthropic | None = None,
     ) -> None:
         self.model = model
         self.batch_tokens = batch_tokens
@@ -190,9 +187,6 @@ class LLMExtractor:
         self.timeout = timeout
         self.max_retries = max_retries
         self._client = client
-        self.sleep = sleep
-        self.backoff = backoff
-        self.max_backoff = max_backoff
         self.local = LocalExtractor()
         self.requests = 0
         self.usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0,
@@ -207,11 +201,15 @@ class LLMExtractor:
 
     @property
     def client(self) -> anthropic.Anthropic:
+        """The SDK client, retrying ``max_retries`` times (a given client is copied with
+        that setting: it shares the given one's HTTP client)."""
         if self._client is None:
             import anthropic
 
-            # Retries are ours (see _call), so the SDK makes exactly one attempt.
-            self._client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
+            self._client = anthropic.Anthropic(timeout=self.timeout,
+                                               max_retries=self.max_retries)
+        elif self._client.max_retries != self.max_retries:
+            self._client = self._client.with_options(max_retries=self.max_retries)
         return self._client
 
     # -- extraction ----------------------------------------------------------------------
@@ -248,50 +246,42 @@ class LLMExtractor:
         return parse_response(message, by_id)
 
     def _call(self, request: dict[str, Any]) -> Any:
+        """One Messages API call (the SDK retries what is worth retrying); every failure
+        that is left becomes ExtractorError, which rejects the batch."""
         import anthropic
 
-        attempt = 0
-        while True:
-            try:
-                message = self.client.messages.create(**request)
-                self.requests += 1
-                usage = getattr(message, "usage", None)
-                for key in self.usage:
-                    self.usage[key] += int(getattr(usage, key, 0) or 0)
-                return message
-            except (anthropic.RateLimitError, anthropic.InternalServerError,
-                    anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
-                status = getattr(exc, "status_code", None)
-                if attempt >= self.max_retries:
-                    raise ExtractorError(
-                        f"the model API failed {attempt + 1} times "
-                        f"({type(exc).__name__}{f' {status}' if status else ''}): {exc}"
-                    ) from exc
-                self.sleep(self._delay(attempt, exc))
-                attempt += 1
-            except anthropic.APIStatusError as exc:
-                if exc.status_code >= 500 and attempt < self.max_retries:
-                    self.sleep(self._delay(attempt, exc))
-                    attempt += 1
-                    continue
-                raise ExtractorError(f"the model API refused the request "
-                                     f"({exc.status_code}): {exc}",
-                                     retryable=exc.status_code >= 500) from exc
-            except anthropic.AnthropicError as exc:
-                raise ExtractorError(f"the model API failed: {exc}") from exc
+        try:
+            message = self.client.messages.create(**request)
+        except (anthropic.APIStatusError, anthropic.APIConnectionError) as exc:
+            status = getattr(exc, "status_code", None)
+            attempts = _attempts(exc)
+            if attempts > 1:
+                raise ExtractorError(
+                    f"the model API failed {attempts} times "
+                    f"({type(exc).__name__}{f' {status}' if status else ''}): {exc}"
+                ) from exc
+            if status is None:
+                raise ExtractorError(f"the model API failed ({type(exc).__name__}): {exc}"
+                                     ) from exc
+            raise ExtractorError(f"the model API refused the request ({status}): {exc}",
+                                 retryable=status >= 500) from exc
+        except anthropic.AnthropicError as exc:
+            raise ExtractorError(f"the model API failed: {exc}") from exc
+        self.requests += 1
+        usage = getattr(message, "usage", None)
+        for key in self.usage:
+            self.usage[key] += int(getattr(usage, key, 0) or 0)
+        return message
 
-    def _delay(self, attempt: int, exc: Exception) -> float:
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None) or {}
-        for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-            value = headers.get(name) if hasattr(headers, "get") else None
-            if value:
-                try:
-                    return min(self.max_backoff, max(0.0, float(value) * scale))
-                except ValueError:
-                    pass
-        base = min(self.max_backoff, self.backoff * (2 ** attempt))
-        return base * (0.5 + random.random() / 2)
+
+def _attempts(exc: Exception) -> int:
+    """How many times the SDK sent the request that failed (it numbers its retries)."""
+    request = getattr(exc, "request", None)
+    headers = getattr(request, "headers", None)
+    try:
+        return int(headers.get("x-stainless-retry-count", 0)) + 1 if headers is not None else 1
+    except (TypeError, ValueError):
+        return 1
 
 
 # -- validating the model's answer ------------------------------------------------------

@@ -75,10 +75,18 @@ class Api:
         return httpx2.Response(200, json=step)
 
     def extractor(self, **kw: Any) -> LLMExtractor:
-        client = anthropic.Anthropic(
-            api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(
-                self.handler)), max_retries=0)
-        return LLMExtractor(client=client, sleep=self.sleeps.append, **kw)
+        sleeps = self.sleeps
+
+        class Recording(anthropic.Anthropic):
+            """The SDK's own retry delays, recorded instead of slept."""
+
+            def _calculate_retry_timeout(self, *args: Any, **kwargs: Any) -> float:
+                sleeps.append(super()._calculate_retry_timeout(*args, **kwargs))
+                return 0.0
+
+        client = Recording(api_key="test", http_client=httpx2.Client(
+            transport=httpx2.MockTransport(self.handler)))
+        return LLMExtractor(client=client, **kw)
 
 
 def error(status: int, kind: str, headers: dict[str, str] | None = None
