@@ -14,7 +14,6 @@ workspace with a path comparison, never a string-prefix one (``/ws-evil`` is not
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from memtui.errors import MemtuiError, NotFound
 from memtui.home import Home, atomic_write
+from memtui.locks import file_lock
 
 MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -158,14 +158,8 @@ def get(home: Home, agent: str, path: str, *, start: int = 1,
 @contextmanager
 def _locked(home: Home, agent: str) -> Iterator[None]:
     """One writer at a time per agent, across processes: the append is read-modify-write."""
-    home.index_dir.mkdir(parents=True, exist_ok=True)
-    lock = home.index_dir / f".{agent}.memory.lock"
-    with open(lock, "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    with file_lock(home.index_dir / f".{agent}.memory.lock"):
+        yield
 
 
 def _entry(text: str, stamp: str | None) -> str:
