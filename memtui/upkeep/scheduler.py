@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memtui.config import cron_expression
 from memtui.db import Database
-from memtui.errors import ConfigError, MemtuiError
+from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.locks import LockTimeout, file_lock
 from memtui.stores import jobs
@@ -42,13 +43,8 @@ COMMANDS = {"extraction": "extract --wait", "maintenance": "maintain", "heartbea
 
 
 def validate(expr: str, key: str = "schedule") -> str:
-    """A cron expression croniter accepts (5 fields), or ConfigError."""
-    from croniter import croniter
-
-    expr = " ".join(expr.split())
-    if len(expr.split()) != 5 or not croniter.is_valid(expr):
-        raise ConfigError("memtui.toml", key, f"a 5-field cron expression, got {expr!r}")
-    return expr
+    """A cron expression croniter accepts (5 fields), normalised, or ConfigError."""
+    return cron_expression(expr, "memtui.toml", key)
 
 
 def next_after(expr: str, moment: datetime) -> datetime:
