@@ -3,7 +3,7 @@
 Every "one at a time" rule of the engine (one extraction per home, one job of each
 scheduled kind, one writer of an agent's markdown memory) takes this lock. It is a
 kernel lock on an open file, so a process that is killed releases it: there is never a
-stale lock to clean up by hand. The lock file is left in place on release.
+stale lock to clean up by hand.
 
 ``timeout`` says how long to wait: ``None`` waits as long as it takes, ``0`` makes one
 attempt, anything else waits that many seconds. A lock not taken in time raises
@@ -43,10 +43,9 @@ def _held(path: Path, timeout: float | None) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Not a singleton and not re-entrant: a second holder in this process is refused like
     # one in another process, so a test can hold a lock and watch the engine step aside.
-    lock = FileLock(path, timeout=-1 if timeout is None else timeout,
-                    blocking=timeout != 0, preserve_lock_file=True)
+    lock = FileLock(path)
     try:
-        lock.acquire()
+        lock.acquire(timeout=-1 if timeout is None else timeout)
     except Timeout:
         raise LockTimeout(path, timeout or 0.0) from None
     try:
