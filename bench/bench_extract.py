@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/bench_extract.py [--copies N] [--repeat R]
 
-1. Extractor throughput: every turn of the sample transcripts (shared/samples and
+1. Extractor throughput: every turn of the sample transcripts (tests/data/claude-code and
    sample-data/transcripts) extracted by the local extractor, turns per second, median
    of R runs (target: at least 5,000 turns/s); and the same with the preparation each
    turn gets first (redaction and the policy) included.
@@ -37,7 +37,7 @@ from memtui.home import Home  # noqa: E402
 from memtui.stores import sources  # noqa: E402
 from memtui.transcripts import read_transcript  # noqa: E402
 
-SAMPLES = [*sorted((ROOT.parent / "shared/samples/transcripts/claude-code").glob("*.jsonl")),
+SAMPLES = [*sorted((ROOT / "tests/data/claude-code").glob("*.jsonl")),
            *sorted((ROOT / "sample-data/transcripts").rglob("*.jsonl"))]
 
 

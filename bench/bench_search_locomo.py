@@ -1,9 +1,10 @@
 """Ranking experiments on the LoCoMo dev slice, in-process: one index build, many rankings.
 
-The official number comes from ``python3 ../shared/eval/locomo_recall.py`` (the CLI,
-fresh homes). This script exists to compare ranking variants quickly: it builds each
+The official number comes from the evaluation harness, which drives the CLI in fresh
+homes. This script exists to compare ranking variants quickly: it builds each
 conversation's index once per chunking variant (kept in .bench/locomo/, embeddings
-cached), then runs every question through each ranking variant and prints R@k.
+cached), then runs every question through each ranking variant and prints R@k. The data
+is the LoCoMo dev slice in bench/data/locomo/ (CC BY-NC 4.0), or ``--data FILE``.
 
     .venv/bin/python bench/bench_search_locomo.py                 # the default variants
     .venv/bin/python bench/bench_search_locomo.py --context 0,200 --fusion weighted,rrf
@@ -21,11 +22,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-EVAL = REPO.parent / "shared" / "eval"
-sys.path.insert(0, str(EVAL))
 sys.path.insert(0, str(REPO))
 
-from locomo_recall import evidence_ids, to_transcript  # noqa: E402
+from locomo_data import DEV, evidence_ids, load, to_transcript  # noqa: E402
 
 from memtui.home import Home  # noqa: E402
 from memtui.search.hybrid import Searcher, SearchOptions  # noqa: E402
@@ -91,8 +90,10 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[],
                     help="extra [search] setting variant name=v1|v2 (e.g. session_boost=0|0.3)")
     ap.add_argument("--root", default=str(REPO / ".bench" / "locomo"))
+    ap.add_argument("--data", type=Path, default=DEV,
+                    help="a LoCoMo JSON file (default: the dev slice in bench/data/locomo/)")
     args = ap.parse_args()
-    samples = json.loads((EVAL / "locomo-dev.json").read_text(encoding="utf-8"))
+    samples = load(args.data)
     root = Path(args.root)
     root.mkdir(parents=True, exist_ok=True)
     extra: list[list[tuple[str, Any]]] = [[]]

@@ -38,11 +38,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-EVAL = REPO.parent / "shared" / "eval"
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(EVAL))
 
 import numpy as np  # noqa: E402
+from locomo_data import DEV, load  # noqa: E402
 
 from memtui.home import Home  # noqa: E402
 from memtui.search import vectors  # noqa: E402
@@ -57,9 +56,9 @@ RESULTS: list[dict[str, float]] = []
 """Query medians of this process (printed as JSON for --runs)."""
 
 
-def locomo() -> tuple[list[str], list[str]]:
-    """(turn texts, questions) of the LoCoMo dev slice."""
-    samples = json.loads((EVAL / "locomo-dev.json").read_text(encoding="utf-8"))
+def locomo(data: Path) -> tuple[list[str], list[str]]:
+    """(turn texts, questions) of a LoCoMo file (the dev slice by default)."""
+    samples = load(data)
     turns, questions = [], []
     for s in samples:
         conv = s["conversation"]
@@ -308,14 +307,15 @@ def bench_noop(embedder: LocalEmbedder, turns: list[str]) -> None:
         idx.close()
 
 
-def runs_in_processes(sizes: str, runs: int) -> None:
+def runs_in_processes(sizes: str, runs: int, data: Path) -> None:
     """The query benchmark in ``runs`` fresh processes: each run's medians, then theirs."""
     import subprocess
 
     per_size: dict[int, list[dict[str, float]]] = {}
     for i in range(runs):
         out = subprocess.run([sys.executable, __file__, "--sizes", sizes, "--only", "queries",
-                              "--json"], capture_output=True, text=True, check=True).stdout
+                              "--data", str(data), "--json"],
+                             capture_output=True, text=True, check=True).stdout
         line = next(x for x in out.splitlines() if x.startswith("RESULTS "))
         for r in json.loads(line[len("RESULTS "):]):
             per_size.setdefault(int(r["chunks"]), []).append(r)
@@ -339,15 +339,17 @@ def main() -> None:
                     help="query latency: run the query benchmark in this many fresh processes "
                          "and print the median of their medians (on this box a process can "
                          "land in a slow phase: one in four or five runs 30-60%% slower)")
+    ap.add_argument("--data", type=Path, default=DEV,
+                    help="a LoCoMo JSON file (default: the dev slice in bench/data/locomo/)")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     if args.runs > 1 and "queries" in args.only.split(","):
-        runs_in_processes(args.sizes, args.runs)
+        runs_in_processes(args.sizes, args.runs, args.data)
         args.only = ",".join(x for x in args.only.split(",") if x != "queries")
         if not args.only:
             return
-    turns, questions = locomo()
+    turns, questions = locomo(args.data)
     embedder = LocalEmbedder()
     only = set(args.only.split(","))
     print(f"quantise above {vectors.QUANTISE_ABOVE} rows; {len(turns)} base turns")

@@ -214,8 +214,19 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 """Inclusive bounds for numeric settings that have them (all others must be 0 or more)."""
 
-_CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,\-]+$")
 _AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def cron_expression(expr: str, path: object, key: str) -> str:
+    """``expr`` with single spaces if croniter reads it as a 5-field cron expression, else
+    ConfigError naming the file and the key."""
+    from croniter import croniter  # only when a schedule is set: most commands need none
+
+    normal = " ".join(expr.split())
+    if len(normal.split()) != 5 or not croniter.is_valid(normal):
+        raise ConfigError(path, key, "a cron expression of 5 fields (minute hour day "
+                          f"month weekday), or \"\" for off; got {expr!r}")
+    return normal
 
 
 def _check_extra(path: Path, key: str, value: Any) -> None:
@@ -227,10 +238,7 @@ def _check_extra(path: Path, key: str, value: Any) -> None:
         if not low <= value <= high:
             raise ConfigError(path, key, f"a number from {low:g} to {high:g}, got {value!r}")
     if key.startswith("schedule.") and value:
-        fields = str(value).split()
-        if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
-            raise ConfigError(path, key, "a cron expression of 5 fields (minute hour day "
-                              f"month weekday), or \"\" for off; got {value!r}")
+        cron_expression(str(value), path, key)
     ids: list[str] = []
     if key == "agents.ids":
         ids = list(value)

@@ -14,7 +14,6 @@ from memtui.db import Database
 from memtui.home import Home
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -61,6 +61,7 @@ def test_changed_settings_are_live_and_a_section_can_be_appended(tmp_path: Path)
         ("[extract]\nsimilarity = 7\n", "extract.similarity", "from 0 to 1"),
         ("[search]\nmin_score = nan\n", "search.min_score", "finite"),
         ("[schedule]\nextraction = 'every day'\n", "schedule.extraction", "cron"),
+        ("[schedule]\nmaintenance = '61 * * * *'\n", "schedule.maintenance", "cron"),
         ("[agents]\nids = ['../x']\n", "agents.ids", "agent ids"),
         ("[agents]\nids = ['a']\ndefault = 'b'\n", "agents.default", "one of agents.ids"),
     ],

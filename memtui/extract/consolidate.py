@@ -462,11 +462,11 @@ class Consolidator:
 
 
 def _day(at: str | None) -> str:
-    if at:
-        return at[:10]
+    """The daily log a line goes to: the agent's local day of the turn (the day rule)."""
     from memtui import timeutil
+    from memtui.workspace.layout import local_day
 
-    return timeutil.iso(timeutil.now())[:10]
+    return local_day(timeutil.parse(at) if at else None)
 
 
 def _ref(entry: str) -> str:

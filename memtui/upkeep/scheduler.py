@@ -18,7 +18,6 @@ the daemon exits 0.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shlex
 import signal
@@ -26,14 +25,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memtui.config import cron_expression
 from memtui.db import Database
-from memtui.errors import ConfigError, MemtuiError
+from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.locks import LockTimeout, file_lock
 from memtui.stores import jobs
 
 KINDS = ("extraction", "maintenance", "heartbeat")
@@ -42,13 +43,8 @@ COMMANDS = {"extraction": "extract --wait", "maintenance": "maintain", "heartbea
 
 
 def validate(expr: str, key: str = "schedule") -> str:
-    """A cron expression croniter accepts (5 fields), or ConfigError."""
-    from croniter import croniter
-
-    expr = " ".join(expr.split())
-    if len(expr.split()) != 5 or not croniter.is_valid(expr):
-        raise ConfigError("memtui.toml", key, f"a 5-field cron expression, got {expr!r}")
-    return expr
+    """A cron expression croniter accepts (5 fields), normalised, or ConfigError."""
+    return cron_expression(expr, "memtui.toml", key)
 
 
 def next_after(expr: str, moment: datetime) -> datetime:
@@ -110,16 +106,13 @@ def heartbeat_function() -> Callable[..., Any] | None:
 @contextmanager
 def kind_lock(home: Home, kind: str) -> Iterator[bool]:
     """A per-kind lock file; yields False when another process holds it."""
-    fd = os.open(home.root / f".{kind}.lock", os.O_CREAT | os.O_RDWR, 0o644)
-    try:
+    with ExitStack() as held:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            held.enter_context(file_lock(home.root / f".{kind}.lock", timeout=0))
+        except LockTimeout:
             yield False
             return
         yield True
-    finally:
-        os.close(fd)
 
 
 @dataclass

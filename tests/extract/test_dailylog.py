@@ -11,7 +11,7 @@ import pytest
 
 from memtui.db import Database
 from memtui.home import Home
-from memtui.workspace import dailylog
+from memtui.workspace import dailylog, writer
 
 DAY = "2026-03-01"
 
@@ -71,7 +71,7 @@ def test_a_file_that_keeps_changing_stays_queued(home: Home, db: Database,
     path = dailylog.path_for(home, "main", DAY)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"# {DAY}\n")
-    real_write = dailylog._write_temp
+    real_write = writer._write_temp
 
     def write_then_agent_appends(target: Path, text: str, like: os.stat_result) -> str:
         tmp = real_write(target, text, like)
@@ -79,7 +79,7 @@ def test_a_file_that_keeps_changing_stays_queued(home: Home, db: Database,
             fh.write("x\n")
         return tmp
 
-    monkeypatch.setattr(dailylog, "_write_temp", write_then_agent_appends)
+    monkeypatch.setattr(writer, "_write_temp", write_then_agent_appends)
     _queue(db, 1)
     assert dailylog.flush(home, db) == []
     assert int(db.scalar("SELECT count(*) FROM daily_log_pending")) == 1
@@ -87,4 +87,4 @@ def test_a_file_that_keeps_changing_stays_queued(home: Home, db: Database,
     monkeypatch.undo()
     assert dailylog.flush(home, db) == [path]
     text = path.read_text()
-    assert "section 1" in text and text.count("x\n") == dailylog.MAX_ATTEMPTS
+    assert "section 1" in text and text.count("x\n") == writer.MAX_ATTEMPTS

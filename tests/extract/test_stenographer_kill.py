@@ -1,4 +1,12 @@
-"""SIGKILL the stenographer at random moments, many times: every turn is extracted exactly once."""
+"""SIGKILL the stenographer many times, at every kind of moment: each turn is extracted once.
+
+The child pauses at a chosen occurrence of a chosen point and is killed there, so the
+number of kills and where they land do not depend on the machine's speed: between
+batches (after a commit), during extraction (nothing written), inside the write
+transaction (rows written, watermark not advanced, nothing committed), and around the
+daily-log write (memory committed; the file not yet written, or written with its queue
+not yet cleared).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,16 +32,49 @@ CHILD = """
 import sys
 from memtui.home import Home
 from memtui.extract import stenographer as steno
+from memtui.extract.consolidate import Consolidator
+from memtui.extract.local import LocalExtractor
+from memtui.workspace import dailylog
+
 home = Home(sys.argv[1])
 db = home.open_db()
+point, occurrence = sys.argv[3], int(sys.argv[4])
+seen = {}
+
+def reached(name):
+    seen[name] = seen.get(name, 0) + 1
+    if name == point and seen[name] == occurrence:
+        print("paused", name, flush=True)
+        sys.stdin.readline()  # until the test kills this process
+
+def pausing(fn, before=None, after=None):
+    def wrapper(*args, **kw):
+        if before:
+            reached(before)
+        result = fn(*args, **kw)
+        if after:
+            reached(after)
+        return result
+    return wrapper
+
+LocalExtractor.extract = pausing(LocalExtractor.extract, before="extracting")
+Consolidator.apply = pausing(Consolidator.apply, after="written")
+dailylog.append_sections = pausing(dailylog.append_sections, before="daily log",
+                                   after="daily log written")
 
 def before_batch():
-    print("batch", flush=True)
+    reached("batch")
     return False
 
 steno.run(home, db, steno.Options(batch_turns=int(sys.argv[2]), stop=before_batch))
 print("done", flush=True)
 """
+
+KILLS = [("batch", 2), ("extracting", 1), ("written", 3), ("batch", 4), ("written", 1),
+         ("extracting", 3), ("written", 2), ("batch", 3), ("extracting", 2), ("written", 4),
+         ("daily log", 1), ("daily log written", 1)]
+"""Where each run is killed: (point, its occurrence in that run). The first call of the
+batch callback is before the file, so batch kills start at the second."""
 
 WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike "
          "november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu "
@@ -115,27 +155,22 @@ def test_sigkill_many_times_then_finish_extracts_every_turn_exactly_once(tmp_pat
     assert sum(expected["ledger"].values()) == len(roles)
 
     home = make_home(tmp_path / "killed", transcript)
-    rng = random.Random(11)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     kills = 0
     progress: list[int] = []
-    for _ in range(12):
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(home.root), "50"],
-                                stdout=subprocess.PIPE, text=True, env=env)
+    for point, occurrence in KILLS:
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(home.root), "50", point,
+                                 str(occurrence)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                env=env)
         assert proc.stdout is not None
-        # Let it start a few batches, then kill it at a random moment inside one.
-        for _ in range(rng.randint(1, 4)):
-            if proc.stdout.readline().strip() != "batch":
-                break
-        time.sleep(rng.uniform(0.0, 0.04))
+        said = proc.stdout.readline().strip()
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-        finished = proc.returncode == 0
-        kills += not finished
+        assert said == f"paused {point}", f"the run did not reach {point} #{occurrence}: {said}"
+        kills += proc.returncode != 0
         with home.open_db() as db:
             progress.append(int(db.scalar("SELECT count(*) FROM extracted_turns")))
-        if finished:
-            break
     assert kills >= 5, f"the extractor finished too early to be killed ({progress})"
     assert any(0 < p < len(roles) for p in progress), progress
     print("progress after each kill:", progress)
