@@ -9,7 +9,7 @@ One run walks every registered source (or one), oldest file first. For each file
 2. reads the new turns (``memtui.transcripts.read_transcript``) and cuts them into
    batches at points where no earlier turn extends past the cut.
 3. per batch, first without any lock: skips turns the ledger already has, redacts
-   every text (``extract.redact``), applies the policy (``extract.policy``) and runs the
+   every text (``memtui.redact``), applies the policy (``extract.policy``) and runs the
    extractor. Then in ONE short write transaction: consolidates the candidates
    (``extract.consolidate``), records the turns in the ledger, queues the daily-log
    section and advances the watermark to the cut. A crash, a kill or an extractor
@@ -60,8 +60,8 @@ from memtui.extract.candidates import (
 from memtui.extract.consolidate import Consolidator, Outcome
 from memtui.extract.enforce import PolicyLike, enforce
 from memtui.extract.local import REFUSED, LocalExtractor
-from memtui.extract.redact import redact
 from memtui.home import Home
+from memtui.redact import redact
 from memtui.stores import jobs
 from memtui.stores.sources import Source, list_sources
 from memtui.transcripts import ReadResult, StaleOffset, Turn, UnknownFormat, read_transcript
