@@ -13,7 +13,7 @@ from typing import Any
 import apsw
 import click
 
-from memtui.errors import MemtuiError
+from memtui.errors import ExitCode, MemtuiError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("memtui.cli.home", "init"),
@@ -69,7 +69,7 @@ def cli(ctx: click.Context, home: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Run the CLI with memtui's exit codes: 0 ok, 1 bad input or usage, 2 not found."""
+    """Run the CLI with memtui's exit codes (``memtui.errors.ExitCode``; README: Exit codes)."""
     try:
         code = cli.main(args=argv, prog_name="memtui", standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(n) comes back as a return value here
@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
-        sys.exit(1)
+        sys.exit(ExitCode.BAD_INPUT)
     except click.ClickException as exc:
         exc.show()
-        sys.exit(1)
+        sys.exit(ExitCode.BAD_INPUT)
     except MemtuiError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> Any:
         # The database itself is unreadable (corrupt, not a database, unwritable).
         click.echo(f"error: memory.db could not be used: {type(exc).__name__}: {exc}\n"
                    "run `memtui doctor` for what is wrong and how to fix it", err=True)
-        sys.exit(1)
+        sys.exit(ExitCode.BAD_INPUT)
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
