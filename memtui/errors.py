@@ -44,3 +44,11 @@ class ConfigError(MemtuiError):
 
 class Broken(MemtuiError):
     """Something on disk is broken (integrity, missing extension) and needs a human fix."""
+
+
+class ReadOnly(MemtuiError):
+    """A write was asked of a file this user may only read; names the path and the permission."""
+
+
+class NewerSchema(Broken):
+    """memory.db was written by a newer memtui: this one refuses it before touching it."""

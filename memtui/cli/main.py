@@ -6,6 +6,7 @@ Command modules are imported only when their command runs, so `memtui gate pre` 
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 from typing import Any
@@ -91,10 +92,18 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo(f"error: memory.db could not be used: {type(exc).__name__}: {exc}\n"
                    "run `memtui doctor` for what is wrong and how to fix it", err=True)
         sys.exit(ExitCode.BAD_INPUT)
-    except KeyboardInterrupt:
-        sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        # A read-only home or file: one line naming the path, never a traceback.
+        click.echo(f"error: {exc.filename or 'a file of the home'}: {exc.strerror}: this "
+                   "command writes there, which needs write permission for this user "
+                   "(reading commands still work)", err=True)
+        sys.exit(ExitCode.BAD_INPUT)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 if __name__ == "__main__":
