@@ -12,6 +12,7 @@ import importlib.util
 import os
 import random
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Any
 
 import apsw
 
-from memtui.errors import Broken
+from memtui.errors import Broken, NewerSchema, ReadOnly
 
 BUSY_TIMEOUT_MS = 30_000
 """How long one statement waits for a lock held by another process before giving up."""
@@ -64,18 +65,21 @@ class Database:
     ``with db.write():``, which nests (an inner block joins the outer transaction).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, load_vec: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, load_vec: bool = True,
+                 max_version: int | None = None) -> None:
         self.path = str(path)
         try:
-            self.conn = apsw.Connection(self.path)
+            self.conn, self.readonly = _connect(self.path)
         except apsw.CantOpenError as exc:
             raise Broken(f"cannot open database {self.path}: {exc}") from exc
         self.conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        if max_version is not None:
+            self._refuse_newer(max_version)
         self.vec_version: str | None = None
         self.vec_error: str | None = None
         if load_vec:
             self._load_vec()
-        if self.path != ":memory:":
+        if self.path != ":memory:" and not self.readonly:
             self._retry_busy(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchall())
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
@@ -171,10 +175,15 @@ class Database:
     def write(self) -> Iterator[Database]:
         """One write transaction, taken with BEGIN IMMEDIATE; commits or rolls back whole.
 
-        A nested ``write()`` joins the transaction already open.
+        A nested ``write()`` joins the transaction already open. On a file this user may
+        only read, the block runs as a read; its first change raises :class:`ReadOnly`.
         """
         if self.conn.in_transaction:
             yield self
+            return
+        if self.readonly:
+            with self._read_only_write():
+                yield self
             return
         self._retry_busy(lambda: self.conn.execute("BEGIN IMMEDIATE"))
         try:
@@ -232,11 +241,117 @@ class Database:
     def schema_version(self) -> int:
         return int(self.scalar("PRAGMA user_version"))
 
+    # -- refusals: a newer schema, a read-only file ---------------------------------------
+
+    def _refuse_newer(self, supported: int) -> None:
+        """Close and raise before anything is written when the schema is newer than ours."""
+        try:
+            found = self.schema_version()
+        except apsw.Error:
+            return  # not a database: the caller's first query reports it
+        if found > supported:
+            self.conn.close()
+            raise newer_schema(self.path, found, supported)
+
+    @contextmanager
+    def _read_only_write(self) -> Iterator[None]:
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        except (apsw.ReadOnlyError, apsw.CantOpenError) as exc:
+            self.conn.execute("ROLLBACK")
+            raise ReadOnly(read_only_message(self.path)) from exc
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+
+def newer_schema(path: str | os.PathLike[str], found: int, supported: int) -> NewerSchema:
+    """The refusal of a database written by a newer memtui, with the fix."""
+    return NewerSchema(f"{path} has schema version {found}, newer than this memtui "
+                       f"supports ({supported}); nothing was changed: upgrade memtui "
+                       "(pip install --upgrade memtui) to use this home")
+
+
+def header_user_version(path: str | os.PathLike[str]) -> int | None:
+    """``PRAGMA user_version`` read from the file's header without opening it in SQLite.
+
+    None when the file is missing or not a SQLite database. A change still in the WAL is
+    not seen here; the check when the database is opened sees it.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return None
+    if len(head) < 64 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    return int.from_bytes(head[60:64], "big", signed=True)
+
+
+def writable(path: str | os.PathLike[str]) -> bool:
+    """Whether this process may change a database file: the file and its folder, which
+    holds the journal and the WAL. (Root passes unless the file system is read-only.)"""
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.access(folder, os.W_OK) and (not os.path.exists(path)
+                                           or os.access(path, os.W_OK))
+
+
+def read_only_message(path: str | os.PathLike[str]) -> str:
+    """One line naming the file, the user and the permission a write needs."""
+    try:
+        import pwd
+
+        user = pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        user = f"uid {os.geteuid()}"
+    folder = os.path.dirname(os.path.abspath(path))
+    return (f"{path} is read-only for {user}: changing it needs write permission on the file "
+            f"and on its folder {folder} (reading commands still work)")
+
+
+def _connect(path: str) -> tuple[apsw.Connection, bool]:
+    """A connection and whether it is read-only (the file or its folder is not writable)."""
+    if path == ":memory:" or writable(path):
+        conn = apsw.Connection(path)
+        if not conn.readonly("main"):
+            return conn, False
+        conn.close()  # a read-only mount: SQLite fell back to reading
+    if not os.path.exists(path):
+        raise ReadOnly(f"cannot create {path}: " + read_only_message(path))
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    conn = apsw.Connection(uri, flags=flags)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+        return conn, True
+    except (apsw.ReadOnlyError, apsw.CantOpenError):
+        conn.close()
+    # A WAL database whose shared-memory file cannot be created here. With no WAL content
+    # the file holds every committed change, so it can be read as it is (immutable).
+    try:
+        wal = os.path.getsize(path + "-wal")
+    except OSError:
+        wal = 0
+    if wal:
+        raise ReadOnly(read_only_message(path) + f"; and {path}-wal holds changes that "
+                       "only a user who may write there can read (run memtui once as them)")
+    return apsw.Connection(uri + "&immutable=1", flags=flags), True
+
 
 def open_memory_db(path: Path | str) -> Database:
     """Open (and migrate) a home's memory.db."""
     from memtui.schema import MIGRATIONS
 
-    db = Database(path)
+    db = Database(path, max_version=supported_version())
     db.migrate(MIGRATIONS)
     return db
+
+
+def supported_version() -> int:
+    """The newest memory.db schema this memtui knows."""
+    from memtui.schema import MIGRATIONS
+
+    return max(v for v, _ in MIGRATIONS)

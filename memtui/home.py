@@ -10,7 +10,13 @@ from importlib import resources
 from pathlib import Path
 
 from memtui.config import Settings, load_settings, render_settings
-from memtui.db import Database, open_memory_db
+from memtui.db import (
+    Database,
+    header_user_version,
+    newer_schema,
+    open_memory_db,
+    supported_version,
+)
 from memtui.errors import MemtuiError, NotFound
 
 ENV_HOME = "MEMTUI_HOME"
@@ -129,12 +135,20 @@ class Home:
         return self.config_path.exists() and self.db_path.exists()
 
     def require(self) -> Home:
-        """Fail with the fix in words when the home was never initialised."""
+        """Fail with the fix in words when the home was never initialised, or when a newer
+        memtui wrote its memory.db (refused before anything opens it)."""
         if not self.exists():
             raise NotFound(
                 f"no memory home at {self.root} (run: memtui init --home {self.root})"
             )
+        self.refuse_newer()
         return self
+
+    def refuse_newer(self) -> None:
+        """Raise NewerSchema when memory.db's header names a schema newer than this memtui's."""
+        found = header_user_version(self.db_path)
+        if found is not None and found > supported_version():
+            raise newer_schema(self.db_path, found, supported_version())
 
     @property
     def settings(self) -> Settings:
@@ -169,6 +183,7 @@ class Home:
     def init(self, agents: list[str] | None = None) -> InitReport:
         """Create what is missing; never overwrite what is there."""
         report = InitReport()
+        self.refuse_newer()
         if self.config_path.exists():
             # Validate before touching anything: nothing starts half-configured.
             settings = load_settings(self.config_path)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from memtui.cli.common import console, emit_json, json_option, opened
+from memtui.cli.common import console, emit_json, json_option, limit_option, opened
 
 
 @click.command()
 @click.option("--target", help='Only one target, e.g. "rule:12" or "state:40".')
-@click.option("--limit", type=int, default=30, show_default=True)
+@limit_option(30)
 @json_option
 @click.pass_context
 def audit(ctx: click.Context, target: str | None, limit: int, as_json: bool) -> None:

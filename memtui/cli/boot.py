@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memtui.cli.common import emit_json, json_option, opened
+from memtui.cli.common import agent_option, emit_json, json_option, one_agent, opened
 from memtui.cli.render import dim, lines, title
 from memtui.serving.boot import Boot
 
@@ -20,13 +20,19 @@ def render_boot(boot: Boot) -> None:
 
 @click.command()
 @click.argument("agent", required=False)
+@agent_option
 @json_option
 @click.option("--markdown", is_flag=True, help="Print the context as markdown for an agent.")
 @click.pass_context
-def boot(ctx: click.Context, agent: str | None, as_json: bool, markdown: bool) -> None:
-    """Print AGENT's boot context: rules, capabilities, lessons, flows, rejections."""
+def boot(ctx: click.Context, agent: str | None, agent_opt: str | None, as_json: bool,
+         markdown: bool) -> None:
+    """Print AGENT's boot context: rules, capabilities, lessons, flows, rejections.
+
+    The agent is positional or --agent (default: the first of [agents] ids).
+    """
     from memtui.serving.boot import build_boot
 
+    agent = one_agent(agent, agent_opt)
     with opened(ctx) as (home, db):
         result = build_boot(home, db, home.agent(agent, db))
     if as_json:

@@ -57,3 +57,21 @@ def console() -> Console:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+agent_option = click.option("--agent", "agent_opt", metavar="AGENT",
+                            help="The agent (default: the first of [agents] ids).")
+"""--agent for the commands whose agent is also positional (boot, gate pre, gate post)."""
+
+
+def limit_option(default: int | None, help_text: str = "Most results to return.") -> Any:
+    """A result count spelt --limit or --max-results: every listing accepts both."""
+    return click.option("--limit", "--max-results", "limit", type=click.IntRange(1),
+                        default=default, show_default=default is not None, help=help_text)
+
+
+def one_agent(positional: str | None, option: str | None) -> str | None:
+    """The agent named positionally or by --agent; naming two different ones is a usage error."""
+    if positional and option and positional != option:
+        raise click.UsageError(f"two agents given: {positional!r} and --agent {option!r}; "
+                               "name one")
+    return option or positional

@@ -5,13 +5,15 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
+from memtui.errors import ExitCode
 
 
 @click.command()
 @click.option("--once", "once", type=click.Choice(["extraction", "maintenance", "heartbeat"]),
               help="Run one job of this kind now and exit (logged like a scheduled run).")
+@json_option
 @click.pass_context
-def daemon(ctx: click.Context, once: str | None) -> None:
+def daemon(ctx: click.Context, once: str | None, as_json: bool) -> None:
     """Run the schedules in memtui.toml until SIGTERM (one job at a time, each logged)."""
     from memtui.upkeep import scheduler
 
@@ -20,10 +22,16 @@ def daemon(ctx: click.Context, once: str | None) -> None:
     try:
         if once:
             result = scheduler.run_job(home, db, once)
-            click.echo(f"{once}: {result.status} {result.message}".rstrip())
+            if as_json:
+                emit_json(result)
+            else:
+                click.echo(f"{once}: {result.status} {result.message}".rstrip())
             if result.status == "failed":
-                ctx.exit(1)
+                ctx.exit(ExitCode.BAD_INPUT)
             return
+        if as_json:
+            raise click.UsageError("--json goes with --once (the daemon itself runs until "
+                                   "stopped)")
         d = scheduler.Daemon(home, db)
         d.install_signal_handlers()
         click.echo(f"memtui daemon started for {home.root} (pid {__import__('os').getpid()})",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memtui.cli.common import emit_json, json_option, opened
+from memtui.errors import ExitCode
 from memtui.stores.sources import FORMATS
 
 if TYPE_CHECKING:
@@ -90,6 +91,15 @@ def render(report: RunReport) -> None:
                    "were and the next run retries them", err=True)
 
 
+def as_json_report(report: RunReport) -> dict[str, Any]:
+    """`extract --json`: the run's counts, with ``problems`` the list and a count beside it."""
+    out = report.counts()
+    out["problem_count"] = len(report.problems)
+    out["problems"] = list(report.problems)
+    out["daily_logs"] = report.daily_logs
+    return out
+
+
 def _since(value: str | None) -> Any:
     if not value:
         return None
@@ -133,12 +143,11 @@ def extract(ctx: click.Context, agent: str | None, source: str | None, since: st
             options.progress = update
             report = steno.run(home, db, options)
     if as_json:
-        emit_json(report.counts() | {"daily_logs": report.daily_logs,
-                                     "problems_list": report.problems})
+        emit_json(as_json_report(report))
     else:
         render(report)
     if report.all_failed:
-        ctx.exit(1)
+        ctx.exit(ExitCode.BAD_INPUT)
 
 
 @click.command()

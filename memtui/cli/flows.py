@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import ACTOR, console, emit_json, json_option, opened
+from memtui.errors import ExitCode
 from memtui.stores import flows as store
 
 
@@ -42,7 +43,10 @@ def list_(ctx: click.Context, agent: str | None, status: str, as_json: bool) -> 
 @json_option
 @click.pass_context
 def check(ctx: click.Context, action: str, agent: str | None, as_json: bool) -> None:
-    """Find the flow for an action: memtui flows check "deploy to production"."""
+    """Find the flow for an action: memtui flows check "deploy to production".
+
+    Exits 3 when no flow matches.
+    """
     from memtui.serving.flowmatch import rank_flows
 
     with opened(ctx) as (_home, db):
@@ -51,11 +55,11 @@ def check(ctx: click.Context, action: str, agent: str | None, as_json: bool) -> 
         emit_json([{"flow": m.flow, "score": m.score, "trigger": m.trigger,
                     "matched": m.matched} for m in matches])
         if not matches:
-            ctx.exit(2)
+            ctx.exit(ExitCode.NEGATIVE)
         return
     if not matches:
         click.echo(f"no flow matches {action!r}")
-        ctx.exit(2)
+        ctx.exit(ExitCode.NEGATIVE)
     from memtui.cli.render import dim, lines, title
 
     best = matches[0].flow

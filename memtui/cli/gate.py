@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import click
 
-from memtui.cli.common import ACTOR, emit_json, json_option, opened
+from memtui.cli.common import ACTOR, agent_option, emit_json, json_option, one_agent, opened
 from memtui.cli.render import dim, lines, title
+
+
+def _split(words: tuple[str, ...], names: tuple[str, ...],
+           agent_opt: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """[AGENT] then ``names``: the agent word is optional, so --agent can stand for it."""
+    if len(words) == len(names) + 1:
+        return one_agent(words[0], agent_opt), words[1:]
+    if len(words) == len(names):
+        return agent_opt, words
+    usage = " ".join(n.upper() for n in names)
+    raise click.UsageError(f"expected [AGENT] {usage}, got {len(words)} argument(s)")
 
 
 @click.group()
@@ -14,15 +25,20 @@ def gate() -> None:
 
 
 @gate.command("pre")
-@click.argument("agent")
-@click.argument("action")
+@click.argument("words", nargs=-1, required=True, metavar="[AGENT] ACTION")
+@agent_option
 @click.option("--budget", type=click.IntRange(50), help="Token budget (default: [gates]).")
 @json_option
 @click.pass_context
-def pre(ctx: click.Context, agent: str, action: str, budget: int | None, as_json: bool) -> None:
-    """What AGENT must know before ACTION: flow, rejections, rules, state, tools, health."""
+def pre(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, budget: int | None,
+        as_json: bool) -> None:
+    """What AGENT must know before ACTION: flow, rejections, rules, state, tools, health.
+
+    The agent is the first word or --agent (default: the first of [agents] ids).
+    """
     from memtui.serving.gates import pre_gate
 
+    agent, (action,) = _split(words, ("action",), agent_opt)
     with opened(ctx) as (home, db):
         result = pre_gate(home, db, home.agent(agent, db), action, budget=budget)
     if as_json:
@@ -43,9 +59,8 @@ def pre(ctx: click.Context, agent: str, action: str, budget: int | None, as_json
 
 
 @gate.command("post")
-@click.argument("agent")
-@click.argument("outcome", type=click.Choice(["pass", "fail"]))
-@click.argument("summary")
+@click.argument("words", nargs=-1, required=True, metavar="[AGENT] pass|fail SUMMARY")
+@agent_option
 @click.option("--flow", help="The flow that was followed (default: the pre-gate's).")
 @click.option("--lesson", help="What was learned.")
 @click.option("--changed", type=click.Choice(["script", "flow", "schema"]),
@@ -55,12 +70,18 @@ def pre(ctx: click.Context, agent: str, action: str, budget: int | None, as_json
               help="The pre-action gate this grades (default: the latest still open).")
 @json_option
 @click.pass_context
-def post(ctx: click.Context, agent: str, outcome: str, summary: str, flow: str | None,
+def post(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, flow: str | None,
          lesson: str | None, changed: str | None, violated: tuple[int, ...],
          gate_id: int | None, as_json: bool) -> None:
-    """Grade a finished task; update flows, rules and state from it."""
+    """Grade a finished task; update flows, rules and state from it.
+
+    The agent is the first word or --agent (default: the first of [agents] ids).
+    """
     from memtui.serving.gates import post_gate
 
+    agent, (outcome, summary) = _split(words, ("outcome", "summary"), agent_opt)
+    if outcome not in ("pass", "fail"):
+        raise click.UsageError(f"the outcome is pass or fail, not {outcome!r}")
     with opened(ctx) as (home, db):
         result = post_gate(home, db, home.agent(agent, db), outcome, summary, flow=flow,
                            lesson=lesson, changed=changed, violated=violated, actor=ACTOR,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, json_option, opened
+from memtui.errors import ExitCode
 
 
 @click.command()
@@ -12,7 +13,10 @@ from memtui.cli.common import emit_json, json_option, opened
 @json_option
 @click.pass_context
 def health(ctx: click.Context, name: str | None, as_json: bool) -> None:
-    """Run the [health] checks (or one of them); the pre-action gate shows the results."""
+    """Run the [health] checks (or one of them); the pre-action gate shows the results.
+
+    Exits 3 when a check fails.
+    """
     from memtui.upkeep.health import run_checks
 
     with opened(ctx) as (home, db):
@@ -24,4 +28,4 @@ def health(ctx: click.Context, name: str | None, as_json: bool) -> None:
     for r in results if not as_json else []:
         click.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.name}: {r.message}")
     if any(not r.ok for r in results):
-        ctx.exit(1)
+        ctx.exit(ExitCode.NEGATIVE)

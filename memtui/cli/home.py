@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, json_option
+from memtui.errors import ExitCode
 from memtui.home import Home
 
 
@@ -14,14 +15,18 @@ def _root_home(ctx: click.Context) -> Home:
 
 @click.command()
 @click.option("--agent", "agents", multiple=True, help="Agent id (repeatable; default: main).")
+@json_option
 @click.pass_context
-def init(ctx: click.Context, agents: tuple[str, ...]) -> None:
+def init(ctx: click.Context, agents: tuple[str, ...], as_json: bool) -> None:
     """Create a memory home: memtui.toml, policy.yaml, memory.db and agent workspaces.
 
     Running it again on an existing home changes nothing and says so.
     """
     home = _root_home(ctx)
     report = home.init(list(agents) or None)
+    if as_json:
+        emit_json({"home": home.root, "created": report.created, "existing": report.existing})
+        return
     if not report.created:
         click.echo(f"memory home at {home.root} exists already; nothing changed")
         return
@@ -56,7 +61,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
             if check.fix:
                 out.print(f"{'':>6}fix: {check.fix}")
     if not report.ok:
-        ctx.exit(1)
+        ctx.exit(ExitCode.NEGATIVE)
 
 
 @click.command()
@@ -64,8 +69,9 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
               help="Build the demo home in this folder instead of a temporary one.")
 @click.option("--agent", default="coordinator", show_default=True,
               help="Whose boot context to print.")
+@json_option
 @click.pass_context
-def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
+def demo(ctx: click.Context, keep: str | None, agent: str, as_json: bool) -> None:
     """Build a fresh home from the bundled sample data and show an agent's boot context.
 
     The packaged sample data is never changed.
@@ -80,11 +86,15 @@ def demo(ctx: click.Context, keep: str | None, agent: str) -> None:
 
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     home, summary = build_demo_home(root)
-    click.echo(f"demo home: {home.root}")
-    click.echo("  " + ", ".join(f"{v} {k}" for k, v in summary.items()))
     db = home.open_db()
     try:
         report = extract(home, db)
+        if as_json:
+            emit_json({"home": home.root, "sample": summary, "extract": report.counts(),
+                       "boot": build_boot(home, db, agent).as_dict()})
+            return
+        click.echo(f"demo home: {home.root}")
+        click.echo("  " + ", ".join(f"{v} {k}" for k, v in summary.items()))
         click.echo(f"  the stenographer read {report.turns_read} transcript turns: "
                    f"{sum(report.outcome.added.values())} state entries, "
                    f"{sum(report.outcome.episodes.values())} episodes, "

@@ -6,6 +6,7 @@ Command modules are imported only when their command runs, so `memtui gate pre` 
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import apsw
 import click
 
-from memtui.errors import MemtuiError
+from memtui.errors import ExitCode, MemtuiError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("memtui.cli.home", "init"),
@@ -69,7 +70,7 @@ def cli(ctx: click.Context, home: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Run the CLI with memtui's exit codes: 0 ok, 1 bad input or usage, 2 not found."""
+    """Run the CLI with memtui's exit codes (``memtui.errors.ExitCode``; README: Exit codes)."""
     try:
         code = cli.main(args=argv, prog_name="memtui", standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(n) comes back as a return value here
@@ -79,10 +80,10 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
-        sys.exit(1)
+        sys.exit(ExitCode.BAD_INPUT)
     except click.ClickException as exc:
         exc.show()
-        sys.exit(1)
+        sys.exit(ExitCode.BAD_INPUT)
     except MemtuiError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -90,11 +91,19 @@ def main(argv: list[str] | None = None) -> Any:
         # The database itself is unreadable (corrupt, not a database, unwritable).
         click.echo(f"error: memory.db could not be used: {type(exc).__name__}: {exc}\n"
                    "run `memtui doctor` for what is wrong and how to fix it", err=True)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(ExitCode.BAD_INPUT)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        # A read-only home or file: one line naming the path, never a traceback.
+        click.echo(f"error: {exc.filename or 'a file of the home'}: {exc.strerror}: this "
+                   "command writes there, which needs write permission for this user "
+                   "(reading commands still work)", err=True)
+        sys.exit(ExitCode.BAD_INPUT)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
-from memtui.errors import ConfigError, MemtuiError
+from memtui.errors import ConfigError, ExitCode, MemtuiError
 from memtui.stores.sources import FORMATS
 
 
@@ -20,8 +20,9 @@ def policy() -> None:
 
 
 @policy.command("check")
+@json_option
 @click.pass_context
-def check(ctx: click.Context) -> None:
+def check(ctx: click.Context, as_json: bool) -> None:
     """Validate the home's policy.yaml (errors name the key and the line)."""
     from memtui.extract.policy import validate_policy
 
@@ -33,11 +34,16 @@ def check(ctx: click.Context) -> None:
     except UnicodeDecodeError:
         raise ConfigError(home.policy_path, "(encoding)", "UTF-8 text") from None
     errors = validate_policy(text, home.policy_path)
-    for error in errors:
-        click.echo(f"error: {error}", err=True)
+    if as_json:
+        emit_json({"path": home.policy_path, "valid": not errors,
+                   "errors": [str(e) for e in errors]})
+    else:
+        for error in errors:
+            click.echo(f"error: {error}", err=True)
+        if not errors:
+            click.echo(f"{home.policy_path}: valid")
     if errors:
-        ctx.exit(1)
-    click.echo(f"{home.policy_path}: valid")
+        ctx.exit(ExitCode.BAD_INPUT)
 
 
 @policy.command("test")

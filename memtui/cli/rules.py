@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from memtui.cli.common import ACTOR, console, emit_json, json_option, opened
+from memtui.cli.common import ACTOR, console, emit_json, json_option, limit_option, opened
 from memtui.stores import rules as store
 
 
@@ -40,7 +40,7 @@ def rules() -> None:
 @click.option("--domain")
 @click.option("--min-score", type=float)
 @click.option("--boot", is_flag=True, help="Only what the agent loads at boot (needs --agent).")
-@click.option("--limit", type=int, default=100, show_default=True)
+@limit_option(100)
 @json_option
 @click.pass_context
 def list_(ctx: click.Context, status: str | None, agent: str | None, domain: str | None,

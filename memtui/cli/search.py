@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from memtui.cli.common import console, emit_json, home_of, json_option
+from memtui.cli.common import console, emit_json, home_of, json_option, limit_option
 from memtui.errors import MemtuiError, NotFound
 
 SOURCE_CHOICES = ("memory", "sessions", "episodes", "facts")
@@ -43,24 +43,27 @@ def _read_batch(path: str) -> list[Any]:
 @click.command()
 @click.argument("query", required=False)
 @click.option("--agent", help="Whose memory to search (default agent if unset).")
-@click.option("--source", "sources", multiple=True, type=click.Choice(SOURCE_CHOICES),
-              help="Search only this source (repeat for several).")
-@click.option("--max-results", type=int, help="Most hits to return ([search] max_results).")
+@click.option("--in", "parts", multiple=True, type=click.Choice(SOURCE_CHOICES),
+              help="Search only this part of the index (repeat for several).")
+@click.option("--source", "old_parts", multiple=True, type=click.Choice(SOURCE_CHOICES),
+              hidden=True)  # the spelling before --in; the LoCoMo eval contract uses it
+@limit_option(None, "Most hits to return ([search] max_results).")
 @click.option("--min-score", type=float, help="Drop hits below this ([search] min_score).")
 @click.option("--batch", "batch", type=str,
               help="JSONL file of {\"id\", \"query\"} lines ('-' for stdin); one answer each.")
 @click.option("--explain", is_flag=True, help="Show vector score, keyword score and weights.")
 @json_option
 @click.pass_context
-def search(ctx: click.Context, query: str | None, agent: str | None, sources: tuple[str, ...],
-           max_results: int | None, min_score: float | None, batch: str | None,
-           explain: bool, as_json: bool) -> None:
+def search(ctx: click.Context, query: str | None, agent: str | None, parts: tuple[str, ...],
+           old_parts: tuple[str, ...], limit: int | None, min_score: float | None,
+           batch: str | None, explain: bool, as_json: bool) -> None:
     """Search the agent's memory files, transcripts, episodes and facts."""
     from memtui.search import engine
 
     home = home_of(ctx)
     name = home.agent(agent)
-    opts = engine.options(home, sources=sources or None, max_results=max_results,
+    sources = (*parts, *old_parts)
+    opts = engine.options(home, sources=sources or None, max_results=limit,
                           min_score=min_score)
     if batch is not None:
         if query is not None:
@@ -188,7 +191,7 @@ def index_status(ctx: click.Context, agent: str | None, as_json: bool) -> None:
 @click.option("--layer", type=click.Choice(("episodic", "semantic", "state")),
               help="Search only this layer (default: all).")
 @click.option("--since", help="Only what happened on or after this date (YYYY-MM-DD).")
-@click.option("--limit", type=int, default=10, show_default=True, help="Most hits to return.")
+@limit_option(10, "Most hits to return.")
 @click.option("--history", is_flag=True, help="Include superseded facts and closed state.")
 @json_option
 @click.pass_context

@@ -55,12 +55,16 @@ def list_(ctx: click.Context, agent: str | None, as_json: bool) -> None:
 
 @sources.command("remove")
 @click.argument("source")
+@json_option
 @click.pass_context
-def remove(ctx: click.Context, source: str) -> None:
+def remove(ctx: click.Context, source: str, as_json: bool) -> None:
     """Remove a source (by id or pattern); what was extracted from it stays."""
     with opened(ctx) as (_home, db):
         removed = store.remove(db, store.find(db, source).id, actor=ACTOR)
-    click.echo(f"removed source {removed.id}: {removed.pattern}")
+    if as_json:
+        emit_json({"removed": removed})
+    else:
+        click.echo(f"removed source {removed.id}: {removed.pattern}")
 
 
 @sources.command("discover")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import click
 
-from memtui.cli.common import ACTOR, console, emit_json, json_option, opened
+from memtui.cli.common import ACTOR, console, emit_json, json_option, limit_option, opened
 from memtui.stores import state as store
 
 
@@ -38,7 +38,7 @@ def state() -> None:
 @click.option("--since", help="ISO date or time.")
 @click.option("--until", help="ISO date or time.")
 @click.option("--text", "text_", help="Only entries whose summary or detail contains this.")
-@click.option("--limit", type=int, default=50, show_default=True)
+@limit_option(50)
 @json_option
 @click.pass_context
 def list_(ctx: click.Context, agent: str | None, domain: str | None, category: str | None,

@@ -18,7 +18,7 @@ from typing import Any
 from memtui.extract.candidates import CallView, PreparedTurn, ResultView
 from memtui.extract.capture import Policy
 from memtui.extract.local import REFUSED
-from memtui.extract.redact import redact
+from memtui.redact import redact
 from memtui.transcripts import Turn
 
 RESULT_CHARS = 600

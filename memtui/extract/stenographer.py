@@ -10,12 +10,12 @@ One run walks every registered source (or one), oldest file first. For each file
 2. reads the new turns (``memtui.transcripts.read_transcript``) and cuts them into
    batches at points where no earlier turn extends past the cut.
 3. per batch, first without any lock: skips turns the ledger already has, redacts
-   every text and applies the capture policy (``extract.prepare``), runs the extractor
-   and enforces the policy on its output (``extract.enforce``). Then in ONE short write
-   transaction: consolidates the candidates (``extract.consolidate``), records the
-   turns in the ledger, queues the daily-log section and advances the watermark to the
-   cut. A crash, a kill or an extractor error writes nothing of the batch: the
-   watermark never passes unwritten data. Between batches the run pauses
+   every text (``memtui.redact``) and applies the capture policy (``extract.prepare``),
+   runs the extractor and enforces the policy on its output (``extract.enforce``). Then
+   in ONE short write transaction: consolidates the candidates (``extract.consolidate``),
+   records the turns in the ledger, queues the daily-log section and advances the
+   watermark to the cut. A crash, a kill or an extractor error writes nothing of the
+   batch: the watermark never passes unwritten data. Between batches the run pauses
    ``BATCH_PAUSE`` seconds, so other writers (``gate post``, ``state add``) get the
    write lock without waiting for the whole run.
 4. after each commit, appends the queued sections to memory/YYYY-MM-DD.md.

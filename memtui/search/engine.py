@@ -56,8 +56,8 @@ def open_searcher(home: Home, agent: str, *, embedder: Embedder | None | str = "
 def ensure_fresh(searcher: Searcher, progress: Progress | None = None) -> SyncReport | None:
     """Sync the index when the cheap check says something changed."""
     index = searcher.index
-    if not index.settings.sync_before_search:
-        return None
+    if not index.settings.sync_before_search or index.db.readonly:
+        return None  # a read-only home is searched as it was last indexed
     if index.check():
         return index.sync(progress=progress)
     return None

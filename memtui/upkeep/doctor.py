@@ -72,6 +72,12 @@ def diagnose(home: Home) -> Report:
     except apsw.Error as exc:
         add(Check("memory.db", "fail", f"{type(exc).__name__}: {exc}", restore))
         return report
+    if db.readonly:  # a permissions problem, not a damaged file: say which
+        from memtui.db import read_only_message
+
+        add(Check("permissions", "warn", read_only_message(home.db_path),
+                  f"give this user write permission on {home.db_path} and {home.root}, or "
+                  "run memtui as the home's owner"))
     try:
         caps = db.capabilities()
         add(Check("sqlite", "ok", f"SQLite {caps.sqlite_version}"))

@@ -75,7 +75,7 @@ def test_state_rules_flows_round_trip_with_json(home: Home) -> None:
     assert check.returncode == 0
     assert "1. Check CI" in check.stdout and "2. Deploy the tag" in check.stdout
     assert "Effectiveness: 94% (32/34 successful)" in check.stdout
-    assert run_cli("flows", "check", "bake a cake", home=home).returncode == 2
+    assert run_cli("flows", "check", "bake a cake", home=home).returncode == 3  # negative
 
 
 def test_gate_pre_post_and_boot(home: Home) -> None:
@@ -117,7 +117,7 @@ def test_doctor_reports_and_fails_when_broken(home: Home) -> None:
         assert word in ok.stdout
     home.policy_path.unlink()
     broken = run_cli("doctor", home=home)
-    assert broken.returncode == 1 and "fix: memtui init" in broken.stdout
+    assert broken.returncode == 3 and "fix: memtui init" in broken.stdout
 
 
 def test_init_on_an_invalid_or_partial_home_creates_nothing(home: Home) -> None:
@@ -138,7 +138,7 @@ def test_bad_input_gets_exit_codes_not_tracebacks(home: Home) -> None:
         (("gate", "pre", "nosuchagent", "deploy"), 2, "unknown agent"),
         (("boot", "nosuch"), 2, "unknown agent"),
         (("health", "nosuch"), 2, "no health check"),
-        (("flows", "check", "zzz", "--json"), 2, ""),
+        (("flows", "check", "zzz", "--json"), 3, ""),  # ran; the answer is no
         (("state", "add", "task", "x"), 0, ""),
         (("state", "update", "1", "--summary", ""), 1, "non-empty summary"),
         (("rules", "add", "Tag releases"), 0, ""),
@@ -160,5 +160,5 @@ def test_a_damaged_database_is_reported_not_a_traceback(home: Home) -> None:
     assert done.returncode == 1 and "memtui doctor" in done.stderr
     assert "Traceback" not in done.stderr
     doctor = run_cli("doctor", home=home)
-    assert doctor.returncode == 1 and "restore memory.db" in doctor.stdout
+    assert doctor.returncode == 3 and "restore memory.db" in doctor.stdout
     assert "Traceback" not in doctor.stderr

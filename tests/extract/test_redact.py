@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.extract.redact import (
+from memtui.redact import (
     KINDS,
     MIN_ECHO_LENGTH,
     PATTERNS,
