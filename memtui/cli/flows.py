@@ -11,7 +11,7 @@ from memtui.stores import flows as store
 
 @click.group()
 def flows() -> None:
-    """Layer 2: procedural flows with trigger phrases, steps and measured effectiveness."""
+    """Flows: procedural flows with trigger phrases, steps and measured effectiveness."""
 
 
 @flows.command("list")

@@ -21,7 +21,7 @@ def _split(words: tuple[str, ...], names: tuple[str, ...],
 
 @click.group()
 def gate() -> None:
-    """Pre-/post-action gates (layer 3)."""
+    """Pre-/post-action gates."""
 
 
 @gate.command("pre")

@@ -27,7 +27,7 @@ def _table(rules: list[store.Rule]) -> None:
 
 @click.group()
 def rules() -> None:
-    """Layer 1: scored, decaying behavioural rules.
+    """Rules: scored, decaying behavioural rules.
 
     Bands: 9-10 critical (never decays; only a human may retire it), 7-8 loaded at boot,
     5-6 on demand, 3-4 dormant, 1-2 retired (kept; can be revived).

@@ -189,7 +189,8 @@ def index_status(ctx: click.Context, agent: str | None, as_json: bool) -> None:
 @click.argument("query")
 @click.option("--agent", help="Whose memory (default agent if unset).")
 @click.option("--layer", type=click.Choice(("episodic", "semantic", "state")),
-              help="Search only this layer (default: all).")
+              help="Search only this memory layer: episodic (what happened), semantic (what "
+                   "is known) or state (what is current). Default: all.")
 @click.option("--since", help="Only what happened on or after this date (YYYY-MM-DD).")
 @limit_option(10, "Most hits to return.")
 @click.option("--history", is_flag=True, help="Include superseded facts and closed state.")

@@ -26,7 +26,7 @@ def _table(entries: list[store.StateEntry]) -> None:
 
 @click.group()
 def state() -> None:
-    """Layer 0: decisions, tasks, rejections, discoveries, learnings and context."""
+    """State: decisions, tasks, rejections, discoveries, learnings and context."""
 
 
 @state.command("list")

@@ -1,4 +1,4 @@
-"""Layer 3, gates: what an agent must know before an action, and what it learned after.
+"""Gates: what an agent must know before an action, and what it learned after.
 
 The pre-action gate gathers, for one agent and one intended action: the best matching
 flow with its steps, the rejections not to repeat, relevant active state, critical rules,

@@ -1,4 +1,4 @@
-"""Layer 2, flows: named procedures with trigger phrases, ordered steps and measured results."""
+"""Flows: named procedures with trigger phrases, ordered steps and measured results."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Layer 1, rules: scored behavioural rules that decay unless reinforced.
+"""Rules: scored behavioural rules that decay unless reinforced.
 
 Score bands (status follows the band; critical rules never decay):
 

@@ -1,4 +1,4 @@
-"""Layer 0, state: decisions, tasks, rejections and the rest, with supersede chains."""
+"""State: decisions, tasks, rejections and the rest, with supersede chains."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Tombstones: what a human deleted, forgot or rejected, so extraction never recreates it.
 
-A tombstone names a layer (state, fact, episode), a kind (the state category, the fact
-key, the episode kind), the text that was buried and the transcript message it came
-from. The stenographer drops a candidate that matches one of the same agent and layer:
+A tombstone names the store of what was buried (state, fact, episode), a kind (the
+state category, the fact key, the episode kind), the text that was buried and the
+transcript message it came from. The stenographer drops a candidate that matches one of
+the same agent and store:
 
 - the same normalised text (whatever the kind);
 - or, of the same kind, a text at least ``SIMILARITY`` (0.85) similar after normalising
@@ -25,7 +26,8 @@ from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
 from memtui.stores import audit, episodes, facts, state
 
-LAYERS = ("state", "fact", "episode")
+STORES = ("state", "fact", "episode")
+"""The stores a tombstone can bury from (`memtui forget STORE ID`)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class Tombstone:
     id: int
     agent: str
     layer: str
+    """The store of the buried item, one of ``STORES``. (Its first name, kept in the
+    database column and the JSON that scripts read; it is not a memory layer.)"""
     kind: str
     text: str
     norm: str
@@ -46,28 +50,28 @@ class Tombstone:
         return dataclasses.asdict(self)
 
 
-def norm_text(layer: str, kind: str, value: str) -> str:
+def norm_text(store: str, kind: str, value: str) -> str:
     """The matching key of a buried text (facts match on key and value together)."""
-    if layer == "fact":
+    if store == "fact":
         return text.normalise(f"{facts.normalise_key(kind)} {value}")
     return text.normalise(value)
 
 
 def add(
-    db: Database, *, agent: str, layer: str, kind: str, text_: str, actor: str,
+    db: Database, *, agent: str, store: str, kind: str, text_: str, actor: str,
     reason: str = "", source_file: str | None = None, source_entry: str | None = None,
 ) -> Tombstone:
     """Bury a text; nothing matching it is extracted again for this agent."""
-    if layer not in LAYERS:
-        raise MemtuiError(f"unknown tombstone layer {layer!r}; expected {', '.join(LAYERS)}")
-    if layer == "fact":
+    if store not in STORES:
+        raise MemtuiError(f"unknown tombstone store {store!r}; expected {', '.join(STORES)}")
+    if store == "fact":
         kind = facts.normalise_key(kind)
     stamp = timeutil.iso(timeutil.now())
     with db.write():
         tid = db.execute(
             "INSERT INTO tombstones(agent, layer, kind, text, norm, source_file, source_entry, "
             "reason, actor, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (agent, layer, kind, text_, norm_text(layer, kind, text_), source_file,
+            (agent, store, kind, text_, norm_text(store, kind, text_), source_file,
              source_entry, reason, audit.check_actor(actor), stamp),
         )
         stone = get(db, tid)
@@ -105,7 +109,7 @@ def bury_state(db: Database, entry_id: int, *, actor: str, reason: str = "") -> 
         entry = state.get(db, entry_id)
         if entry.status in ("active", "completed"):
             state.archive(db, entry_id, actor=actor)
-        return add(db, agent=entry.agent, layer="state", kind=entry.category,
+        return add(db, agent=entry.agent, store="state", kind=entry.category,
                    text_=entry.summary, actor=actor, reason=reason,
                    source_file=entry.source_file, source_entry=entry.source_entry)
 
@@ -114,7 +118,7 @@ def bury_fact(db: Database, fact_id: int, *, actor: str, reason: str = "") -> To
     """Forget a fact and bury its key and value."""
     with db.write():
         fact = facts.forget(db, fact_id, actor=actor)
-        return add(db, agent=fact.agent, layer="fact", kind=fact.key, text_=fact.value,
+        return add(db, agent=fact.agent, store="fact", kind=fact.key, text_=fact.value,
                    actor=actor, reason=reason, source_file=fact.source_file,
                    source_entry=fact.source_entry)
 
@@ -123,7 +127,7 @@ def bury_episode(db: Database, episode_id: int, *, actor: str, reason: str = "")
     """Delete an episode and bury it."""
     with db.write():
         ep = episodes.delete(db, episode_id, actor=actor)
-        return add(db, agent=ep.agent, layer="episode", kind=ep.kind, text_=ep.summary,
+        return add(db, agent=ep.agent, store="episode", kind=ep.kind, text_=ep.summary,
                    actor=actor, reason=reason, source_file=ep.source_file,
                    source_entry=ep.source_entry)
 
@@ -166,25 +170,25 @@ class Graveyard:
     def __len__(self) -> int:
         return len(self._norms)
 
-    def buried(self, layer: str, kind: str, value: str, source_entry: str | None) -> bool:
+    def buried(self, store: str, kind: str, value: str, source_entry: str | None) -> bool:
         """True when a candidate matches a tombstone: the same normalised text, a text of
         the same kind at least ``SIMILARITY`` similar with the same numbers, or a text of
         the same kind from the same message at least ``SAME_MESSAGE_SIMILARITY`` similar."""
         if not self._norms:
             return False
-        if layer == "fact":
+        if store == "fact":
             kind = facts.normalise_key(kind)
-        norm = norm_text(layer, kind, value)
-        if (layer, norm) in self._norms:
+        norm = norm_text(store, kind, value)
+        if (store, norm) in self._norms:
             return True
         numbers: frozenset[str] | None = None
-        for buried, buried_numbers in self._kinds.get((layer, kind), ()):
+        for buried, buried_numbers in self._kinds.get((store, kind), ()):
             if numbers is None:
                 numbers = _numbers(norm)
             if numbers == buried_numbers and text.ratio_at_least(norm, buried, SIMILARITY):
                 return True
         if source_entry:
-            for buried in self._entries.get((layer, kind, source_entry), ()):
+            for buried in self._entries.get((store, kind, source_entry), ()):
                 if text.similarity(norm, buried) >= SAME_MESSAGE_SIMILARITY:
                     return True
         return False

@@ -1,4 +1,4 @@
-"""Layer 2: flows, their runs and effectiveness, and matching actions to flows."""
+"""Flows: their runs and effectiveness, and matching actions to flows."""
 
 from __future__ import annotations
 

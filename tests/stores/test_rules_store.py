@@ -1,4 +1,4 @@
-"""Layer 1: bands, reinforcement, violations, promotion, the human-only critical guard."""
+"""Rules: bands, reinforcement, violations, promotion, the human-only critical guard."""
 
 from __future__ import annotations
 

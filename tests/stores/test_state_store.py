@@ -1,4 +1,4 @@
-"""Layer 0: adding, superseding, completing, archiving and listing state; the audit trail."""
+"""State: adding, superseding, completing, archiving and listing state; the audit trail."""
 
 from __future__ import annotations
 
