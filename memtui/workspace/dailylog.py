@@ -10,6 +10,7 @@ day rule and written by the one writer (``memtui.workspace.layout``, ``.writer``
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,8 @@ from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.workspace import writer
 from memtui.workspace.layout import daily_header, daily_log_path
+
+log = logging.getLogger(__name__)
 
 
 def marker(pending_id: int) -> str:
@@ -61,7 +64,8 @@ def flush(home: Home, db: Database) -> list[Path]:
                 if append_sections(path, daily_header(day),
                                    [(int(str(r["id"])), str(r["text"])) for r in sections]):
                     written.append(path)
-        except MemtuiError:
+        except MemtuiError as exc:
+            log.warning("%s; its sections stay queued for the next run", exc)
             continue
         done += [int(str(r["id"])) for r in sections]
     if done:
