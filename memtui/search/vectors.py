@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -55,12 +55,9 @@ def single_thread_blas() -> AbstractContextManager[Any]:
     global _LIMITER
     with _LIMITER_LOCK:
         if _LIMITER is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-            except ImportError:
-                _LIMITER = nullcontext()
-            else:
-                _LIMITER = _Limit(ThreadpoolController())
+            from threadpoolctl import ThreadpoolController  # a dependency, not optional
+
+            _LIMITER = _Limit(ThreadpoolController())
         return _LIMITER
 
 
