@@ -142,7 +142,7 @@ def run_job(home: Home, db: Database, kind: str, *, stop: Callable[[], bool] | N
         except (MemtuiError, OSError, ValueError) as exc:
             from memtui.extract.stenographer import Busy
 
-            if isinstance(exc, Busy):
+            if isinstance(exc, Busy | LockTimeout):  # another run holds a lock it needs
                 return RunResult(kind, "skipped", str(exc))
             if kind != "extraction":  # the stenographer logs its own failed job
                 job = jobs.start(db, kind)
