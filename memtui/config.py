@@ -214,7 +214,8 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 """Inclusive bounds for numeric settings that have them (all others must be 0 or more)."""
 
-_AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+"""A valid agent id (the one rule; ``home.check_agent_id`` uses it too)."""
 
 
 def cron_expression(expr: str, path: object, key: str) -> str:
@@ -247,7 +248,7 @@ def _check_extra(path: Path, key: str, value: Any) -> None:
     elif key == "agents.workspaces":
         ids = list(value)
     for agent in ids:
-        if not _AGENT_ID.match(agent):
+        if not AGENT_ID.match(agent):
             raise ConfigError(path, key, "agent ids of letters, digits, '.', '_' or '-' "
                               f"(at most 64), got {agent!r}")
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from memtui.config import Settings, load_settings, render_settings
+from memtui.config import AGENT_ID, Settings, load_settings, render_settings
 from memtui.db import (
     Database,
     header_user_version,
@@ -20,7 +19,6 @@ from memtui.db import (
 from memtui.errors import MemtuiError, NotFound
 
 ENV_HOME = "MEMTUI_HOME"
-AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 WORKSPACE_FILES = {
     "MEMORY.md": "# Long-term memory\n\nCurated facts this agent keeps across sessions.\n",
