@@ -113,3 +113,16 @@ def test_sigterm_stops_the_daemon_cleanly(home: Home) -> None:
     assert proc.returncode == 0, err
     assert time.monotonic() - started < 5
     assert "stopped" in out
+
+
+def test_a_run_that_finds_a_lock_held_is_skipped_not_failed(
+    home: Home, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtui.locks import LockTimeout
+
+    def held(*_: object) -> str:
+        raise LockTimeout(home.root / ".extract.lock", 0)
+
+    monkeypatch.setattr(scheduler, "_run", held)
+    result = scheduler.run_job(home, db, "extraction")
+    assert result.status == "skipped" and ".extract.lock" in result.message
