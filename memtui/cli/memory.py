@@ -15,9 +15,14 @@ from memtui.cli.common import emit_json, home_of, json_option
 @click.pass_context
 def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
              as_json: bool) -> None:
-    """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term."""
+    """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term.
+
+    TEXT '-' reads the text from standard input.
+    """
     from memtui.workspace.memoryfiles import remember as write
 
+    if text == "-":
+        text = click.get_text_stream("stdin").read()
     home = home_of(ctx)
     done = write(home, home.agent(agent), text, long_term=long_term)
     if as_json:
