@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
@@ -22,7 +24,7 @@ def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
     from memtui.workspace.memoryfiles import remember as write
 
     if text == "-":
-        text = click.get_text_stream("stdin").read()
+        text = sys.stdin.read()
     home = home_of(ctx)
     done = write(home, home.agent(agent), text, long_term=long_term)
     if as_json:
