@@ -189,18 +189,21 @@ _ESCAPE_SEQUENCE = re.compile(
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """C0 controls except tab and newline, DEL, and the C1 controls."""
+_BREAKS = re.compile(r"\r\n?|[\u2028\u2029]")
+"""Line breaks that are not ``\n``: CR, CRLF and the Unicode line and paragraph separators."""
+_NEEDS_WORK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def strip_controls(text: str) -> str:
     """Text safe to store: terminal escape sequences and control characters removed.
 
-    Tab and newline stay; a carriage return (alone or before a newline) becomes a newline.
-    Every way into memory (the stores, the markdown writers) calls this, so stored text can
-    neither drive a terminal nor carry NUL bytes.
+    Tab and newline stay; CR, CRLF and U+2028/U+2029 become a newline. Every way into
+    memory (the stores, the markdown writers) calls this, so stored text can neither drive
+    a terminal nor carry NUL bytes, and every reader agrees where its lines end.
     """
-    if _CONTROL.search(text) is None:
+    if _NEEDS_WORK.search(text) is None:
         return text
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _BREAKS.sub("\n", text)
     return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 

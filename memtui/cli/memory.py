@@ -51,4 +51,6 @@ def get(ctx: click.Context, path: str, agent: str | None, start: int, lines: int
     if as_json:
         emit_json(found)
     elif found.text:
-        click.echo(found.text)
+        from memtui.text import show_controls
+
+        click.echo(show_controls(found.text))  # an agent's file may hold anything

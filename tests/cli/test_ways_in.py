@@ -106,3 +106,34 @@ def test_remember_dash_reads_stdin(home: Home) -> None:
     where = json.loads(done.stdout)
     text = Path(where["absolute"]).read_text()
     assert "From a pipe" in text and "- -\n" not in text
+
+
+def test_extraction_stores_no_control_characters(home: Home, tmp_path: Path) -> None:
+    said = ("We decided to keep Postgres 16 \x1b]0;pwned\x07\x1b[2J for the api database "
+            "because of the\x00 extensions.")
+    transcript = tmp_path / "chat.jsonl"
+    transcript.write_text(json.dumps({"type": "message", "id": "m1", "role": "user",
+                                      "ts": "2026-11-20T10:00:00+00:00",
+                                      "content": said}) + "\n")
+    assert run_cli("sources", "add", str(transcript), "--format", "generic",
+                   home=home).returncode == 0
+    done = run_cli("extract", "--json", home=home)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["turns_extracted"] == 1
+    listed = json.loads(run_cli("state", "list", "--json", home=home).stdout)
+    assert any("Postgres 16" in e["summary"] for e in listed), listed
+    for path in [p for p in home.root.rglob("*") if p.is_file()]:
+        data = path.read_bytes()
+        assert b"pwned\x07" not in data and b"\x1b[2J" not in data, path
+        if path.suffix == ".md":
+            assert b"\x1b" not in data and b"\x00" not in data, path
+    db = home.open_db()
+    try:  # every text value of every table (a database file holds 0x1b in its own bytes)
+        for (table,) in db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' "
+                                "AND name NOT LIKE 'sqlite%' AND sql NOT LIKE '%VIRTUAL%'"):
+            for row in db.rows(f"SELECT * FROM \"{table}\""):
+                for value in row:
+                    assert not (isinstance(value, str) and ("\x1b" in value
+                                                           or "\x00" in value)), table
+    finally:
+        db.close()
