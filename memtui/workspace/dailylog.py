@@ -18,9 +18,9 @@ from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.redact import scrub
 from memtui.workspace import writer
 from memtui.workspace.layout import daily_header, daily_log_path
-from memtui.redact import scrub
 
 
 def marker(pending_id: int) -> str:

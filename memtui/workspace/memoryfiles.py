@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.redact import scrub
 from memtui.workspace import writer
 from memtui.workspace.layout import (
     LONG_TERM_HEADER,
@@ -30,7 +31,6 @@ from memtui.workspace.layout import (
     local_day,
     open_inside,
 )
-from memtui.redact import scrub
 
 MAX_READ_BYTES = 8 * 1024 * 1024
 """`get` refuses files larger than this: memory files are notes, not dumps."""
