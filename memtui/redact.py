@@ -44,6 +44,8 @@ google_api_key      ``AIza`` + exactly 35 key characters.
 aws_access_key_id   ``AKIA ASIA ABIA ACCA`` + 16 upper-case alphanumerics.
 aws_secret_key      a 40-character base64 value after ``aws_secret_access_key``,
                     ``aws_secret_key``, ``SecretAccessKey`` and similar.
+discord_token       a Discord bot token: base64 of a 17-20 digit id, ``.``, 6 characters,
+                    ``.``, 27+ characters.
 jwt                 three base64url segments joined by dots, the header starting ``eyJ``.
 url_password        the password in ``scheme://user:password@host`` (user and host stay).
 bearer_token        the value after ``Bearer`` (16+ characters, looks random).
@@ -74,7 +76,9 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from memtui.text import strip_controls
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 """What a secret is replaced with; ``kind`` is one of :data:`KINDS`."""
@@ -205,6 +209,19 @@ def _bearer_value(value: str) -> bool:
 HIGH_ENTROPY_LENGTH = 24
 HIGH_ENTROPY_BITS = 4.0
 _HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def _discord_id(value: str) -> bool:
+    """The first part of a Discord token decodes to a 17-20 digit id (a snowflake)."""
+    import base64
+    import binascii
+
+    head = value.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return 17 <= len(decoded) <= 20 and decoded.isdigit()
 
 
 def looks_generated(value: str) -> bool:
@@ -383,6 +400,15 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "AWS secret access keys: 40 base64 characters, only recognisable next to their name.",
         fold=True,
         groups=("v",),
+    ),
+    SecretPattern(
+        "discord_token",
+        re.compile(r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{22,27}\.[A-Za-z0-9_-]{6,7}"
+                   r"\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        # The first part is the bot's numeric id in base64: these are its possible starts.
+        ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"),
+        "Discord bot tokens: base64 of the bot's id, a timestamp and an HMAC, dot-joined.",
+        check=_discord_id,
     ),
     SecretPattern(
         "jwt",
@@ -675,6 +701,23 @@ def redact(text: str) -> Redacted:
         out, pieces = _apply(text, spans)
     findings = [Finding(PATTERNS[s.rank].kind, s.start, s.end) for s in spans]
     return Redacted(out, findings)
+
+
+def scrub(text: str) -> str:
+    """What every way into memory stores: control characters and terminal escapes removed
+    (:func:`memtui.text.strip_controls`), then secrets redacted. Idempotent."""
+    return redact(strip_controls(text)).text
+
+
+def scrub_value(value: Any) -> Any:
+    """:func:`scrub` on every string inside a JSON-like value (the audit log's details)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {k: scrub_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_value(v) for v in value]
+    return value
 
 
 def contains_secret(text: str) -> bool:

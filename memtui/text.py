@@ -1,5 +1,6 @@
 """Small text tools shared by the engine: normalising, keys, stems, similarity, token estimates,
-and the prose helpers extractors share (visible prose, sentences, summaries, domains)."""
+the prose helpers extractors share (visible prose, sentences, summaries, domains),
+and the control-character rules for text that goes in (stripped) and out (made visible)."""
 
 from __future__ import annotations
 
@@ -174,3 +175,48 @@ def domain_of(text: str) -> str:
         if pattern.search(text):
             return name
     return "general"
+
+
+# -- control characters: stripped on the way in, made visible on the way out --------------
+
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"             # CSI: colours, cursor moves, clearing the screen
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: window title, hyperlinks
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]"                     # the other escapes (charset, keypad, reset)
+    r"|\x9b[0-?]*[ -/]*[@-~]"               # 8-bit CSI
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # 8-bit strings
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""C0 controls except tab and newline, DEL, and the C1 controls."""
+_BREAKS = re.compile(r"\r\n?|[\u2028\u2029]")
+"""Line breaks that are not ``\n``: CR, CRLF and the Unicode line and paragraph separators."""
+_NEEDS_WORK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def strip_controls(text: str) -> str:
+    """Text safe to store: terminal escape sequences and control characters removed.
+
+    Tab and newline stay; CR, CRLF and U+2028/U+2029 become a newline. Every way into
+    memory (the stores, the markdown writers) calls this, so stored text can neither drive
+    a terminal nor carry NUL bytes, and every reader agrees where its lines end.
+    """
+    if _NEEDS_WORK.search(text) is None:
+        return text
+    text = _BREAKS.sub("\n", text)
+    return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text))
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␛ …
+    return "\u2421" if code == 0x7F else f"<{code:02X}>"
+
+
+def show_controls(text: str) -> str:
+    """Text safe to print: each control character (not tab or newline) shown as a visible
+    symbol, ``ESC`` as ``␛``, so what a file or an old row holds is seen, never obeyed."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(_visible, text)

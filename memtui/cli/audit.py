@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memtui.cli.common import console, emit_json, json_option, limit_option, opened
+from memtui.cli.common import emit_json, json_option, limit_option, opened
 
 
 @click.command()
@@ -21,10 +21,7 @@ def audit(ctx: click.Context, target: str | None, limit: int, as_json: bool) -> 
     if as_json:
         emit_json(entries)
         return
-    from rich.table import Table
+    from memtui.cli.listing import listing
 
-    table = Table("at", "actor", "action", "target", "after")
-    for e in entries:
-        after = str(e.after)
-        table.add_row(e.at, e.actor, e.action, e.target, after[:80])
-    console().print(table)
+    listing(("at", "actor", "action", "target", "after"),
+            [(e.at, e.actor, e.action, e.target, str(e.after)[:80]) for e in entries])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import agent_option, emit_json, json_option, one_agent, opened
-from memtui.cli.render import dim, lines, title
+from memtui.cli.render import dim, lines, safe, title
 from memtui.serving.boot import Boot
 
 
@@ -14,7 +14,7 @@ def render_boot(boot: Boot) -> None:
     for section in boot.sections:
         out.append("")
         out.append(title(section.title) + dim(f" (~{section.tokens} tokens)"))
-        out.extend(f"  {line}" for line in section.lines or ["(none)"])
+        out.extend(f"  {safe(line)}" for line in section.lines or ["(none)"])
     lines(out)
 
 
@@ -38,6 +38,6 @@ def boot(ctx: click.Context, agent: str | None, agent_opt: str | None, as_json: 
     if as_json:
         emit_json(result.as_dict())
     elif markdown:
-        click.echo(result.as_markdown(), nl=False)
+        click.echo(safe(result.as_markdown()), nl=False)
     else:
         render_boot(result)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memtui.cli.common import emit_json, json_option, opened
+from memtui.cli.render import safe
 from memtui.errors import ExitCode
 from memtui.stores.sources import FORMATS
 
@@ -76,9 +77,9 @@ def render(report: RunReport) -> None:
         click.echo(_line("redacted", dict(report.redacted)))
     for f in report.files:
         if f.status in ("reset", "read") and f.message:
-            click.echo(f"  note       {f.path}: {f.message}")
+            click.echo(f"  note       {f.path}: {safe(f.message)}")
     for problem in report.problems[:10]:
-        click.echo(f"  problem    {problem}", err=True)
+        click.echo(f"  problem    {safe(problem)}", err=True)
     if len(report.problems) > 10:
         click.echo(f"  problem    … and {len(report.problems) - 10} more", err=True)
     for path in report.daily_logs:
@@ -86,7 +87,7 @@ def render(report: RunReport) -> None:
     if report.failed:
         # One line per file, on stderr; the watermarks stay, the next run retries.
         for f in report.failed:
-            click.echo(f"error: {f.path}: {f.message}", err=True)
+            click.echo(f"error: {f.path}: {safe(f.message)}", err=True)
         click.echo(f"{len(report.failed)} file(s) failed; their watermarks stay where they "
                    "were and the next run retries them", err=True)
 
@@ -178,7 +179,7 @@ def backtest(ctx: click.Context, paths: tuple[str, ...], agent: str | None, fmt:
     click.echo(f"Backtest {verb} {len(result.flows)} flow(s) and {len(result.lessons)} "
                f"lesson(s) for review ({result.already_known} already known):")
     for flow in result.flows:
-        click.echo(f"  flow    {flow.name}: {' → '.join(flow.steps)}  "
+        click.echo(f"  flow    {flow.name}: {safe(' → '.join(flow.steps))}  "
                    f"(seen {flow.support}×, draft)")
     for lesson in result.lessons:
-        click.echo(f"  lesson  {lesson.summary}")
+        click.echo(f"  lesson  {safe(lesson.summary)}")

@@ -27,14 +27,12 @@ def list_(ctx: click.Context, agent: str | None, status: str, as_json: bool) -> 
     if as_json:
         emit_json(found)
         return
-    from rich.table import Table
+    from memtui.cli.listing import listing
 
-    table = Table("name", "agent", "domain", "runs", "effectiveness", "triggers")
-    for f in found:
-        eff = f"{round(f.effectiveness * 100)}%" if f.effectiveness is not None else "-"
-        table.add_row(f.name, f.agent or "*", f.domain, str(f.times_used), eff,
-                      "; ".join(f.trigger_phrases))
-    console().print(table)
+    listing(("name", "agent", "domain", "runs", "effectiveness", "triggers"),
+            [(f.name, f.agent or "*", f.domain, f.times_used,
+              f"{round(f.effectiveness * 100)}%" if f.effectiveness is not None else "-",
+              "; ".join(f.trigger_phrases)) for f in found])
 
 
 @flows.command("check")
@@ -60,12 +58,12 @@ def check(ctx: click.Context, action: str, agent: str | None, as_json: bool) -> 
     if not matches:
         click.echo(f"no flow matches {action!r}")
         ctx.exit(ExitCode.NEGATIVE)
-    from memtui.cli.render import dim, lines, title
+    from memtui.cli.render import dim, lines, safe, title
 
     best = matches[0].flow
     approval = " (needs human approval)" if best.needs_approval else ""
-    out = [title(best.name) + approval + f"  matched trigger: {matches[0].trigger!r}"]
-    out += [f"  {n}. {step}" for n, step in enumerate(best.steps, 1)]
+    out = [title(best.name) + approval + f"  matched trigger: {safe(repr(matches[0].trigger))}"]
+    out += [f"  {n}. {safe(step)}" for n, step in enumerate(best.steps, 1)]
     out.append(best.effectiveness_line())
     out += [dim(f"also: {m.flow.name} (score {m.score:.2f})") for m in matches[1:]]
     lines(out)
@@ -83,14 +81,16 @@ def show(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json({"flow": flow, "runs": runs})
         return
+    from memtui.cli.listing import literal
+
     out = console()
-    out.print(f"[bold]{flow.name}[/] ({flow.domain}, agent {flow.agent or '*'})")
-    out.print("triggers: " + "; ".join(flow.trigger_phrases))
+    out.print(literal(flow.name, "bold") + literal(f" ({flow.domain}, agent {flow.agent or '*'})"))
+    out.print(literal("triggers: " + "; ".join(flow.trigger_phrases)))
     for n, step in enumerate(flow.steps, 1):
-        out.print(f"  {n}. {step}")
-    out.print(flow.effectiveness_line())
+        out.print(literal(f"  {n}. {step}"))
+    out.print(literal(flow.effectiveness_line()))
     for run in runs[-15:]:
-        out.print(f"  {run.at} {run.outcome:<4} {run.agent or ''} {run.note}")
+        out.print(literal(f"  {run.at} {run.outcome:<4} {run.agent or ''} {run.note}"))
 
 
 @flows.command("record")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import ACTOR, agent_option, emit_json, json_option, one_agent, opened
-from memtui.cli.render import dim, lines, title
+from memtui.cli.render import dim, lines, safe, title
 
 
 def _split(words: tuple[str, ...], names: tuple[str, ...],
@@ -44,13 +44,13 @@ def pre(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, budge
     if as_json:
         emit_json(result.as_dict())
         return
-    out = [title(f"Pre-action gate for {result.agent}: {result.action}")]
+    out = [title(f"Pre-action gate for {result.agent}: {safe(result.action)}")]
     for section in result.sections:
         if not section.items:
             continue
         out.append("")
         out.append(title(section.title) + dim(f" (~{section.tokens} tokens)"))
-        out.extend(f"  {item.text}" for item in section.items)
+        out.extend(f"  {safe(item.text)}" for item in section.items)
     cut = ", ".join(f"{n} {name}" for name, n in result.cut.items())
     out.append("")
     out.append(dim(f"~{result.tokens} of {result.budget} tokens"
@@ -89,7 +89,7 @@ def post(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, flow
     if as_json:
         emit_json(result.as_dict())
         return
-    click.echo(f"{outcome}: {summary}")
+    click.echo(f"{outcome}: {safe(summary)}")
     if result.effectiveness:
         click.echo(f"flow {result.flow}: {result.effectiveness}")
     if result.reinforced:
@@ -99,4 +99,4 @@ def post(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, flow
     verb = "updated" if result.state_updated else "logged"
     click.echo(f"{verb} state entry {result.state_id}")
     for line in result.advice:
-        click.echo(f"note: {line}")
+        click.echo(f"note: {safe(line)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, json_option, opened
+from memtui.cli.render import safe
 from memtui.errors import ExitCode
 
 
@@ -26,6 +27,6 @@ def health(ctx: click.Context, name: str | None, as_json: bool) -> None:
     elif not results:
         click.echo("no health checks configured ([health] checks in memtui.toml)")
     for r in results if not as_json else []:
-        click.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.name}: {r.message}")
+        click.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.name}: {safe(r.message)}")
     if any(not r.ok for r in results):
         ctx.exit(ExitCode.NEGATIVE)

@@ -52,14 +52,18 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(report)
     else:
+        from rich.markup import escape
+
         from memtui.cli.common import console
+        from memtui.text import show_controls
 
         out = console()
         marks = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
         for check in report.checks:
-            out.print(f"{marks[check.status]:>14}  {check.name}: {check.detail}")
+            detail = escape(show_controls(check.detail))
+            out.print(f"{marks[check.status]:>14}  {check.name}: {detail}")
             if check.fix:
-                out.print(f"{'':>6}fix: {check.fix}")
+                out.print(f"{'':>6}fix: {escape(check.fix)}")
     if not report.ok:
         ctx.exit(ExitCode.NEGATIVE)
 

@@ -62,4 +62,6 @@ def maintain(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
                                                for k, n in sorted(report.retention.items()))
                    + f" {verb('would be', 'were')} deleted")
     out.append(f"  job {report.job_id}")
-    click.echo("\n".join(out))
+    from memtui.cli.render import safe
+
+    click.echo(safe("\n".join(out)))  # rule texts are stored text

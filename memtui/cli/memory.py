@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
@@ -15,9 +17,14 @@ from memtui.cli.common import emit_json, home_of, json_option
 @click.pass_context
 def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
              as_json: bool) -> None:
-    """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term."""
+    """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term.
+
+    TEXT '-' reads the text from standard input.
+    """
     from memtui.workspace.memoryfiles import remember as write
 
+    if text == "-":
+        text = sys.stdin.read()
     home = home_of(ctx)
     done = write(home, home.agent(agent), text, long_term=long_term)
     if as_json:
@@ -44,4 +51,6 @@ def get(ctx: click.Context, path: str, agent: str | None, start: int, lines: int
     if as_json:
         emit_json(found)
     elif found.text:
-        click.echo(found.text)
+        from memtui.text import show_controls
+
+        click.echo(show_controls(found.text))  # an agent's file may hold anything

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
+from memtui.cli.render import safe
 from memtui.errors import ConfigError, ExitCode, MemtuiError
 from memtui.stores.sources import FORMATS
 
@@ -77,7 +78,7 @@ def test(ctx: click.Context, file: str, fmt: str, quiet: bool, as_json: bool) ->
         shown += 1
         click.secho(f"{t.at or '-'}  {t.role:<9} {t.id}", bold=True)
         if t.text:
-            click.echo(f"    “{t.text}”")
+            click.echo(f"    “{safe(t.text)}”")
         if t.redacted:
             click.echo(f"    redacted   {', '.join(t.redacted)}")
         if t.refused:
@@ -87,9 +88,9 @@ def test(ctx: click.Context, file: str, fmt: str, quiet: bool, as_json: bool) ->
         for line in t.captures:
             click.echo(f"    policy     {line}")
         for line in [*t.state, *t.facts, *t.episodes]:
-            click.secho(f"    → {line}", fg="green")
+            click.secho(f"    → {safe(line)}", fg="green")
         for line in t.dropped:
-            click.secho(f"    ✗ {line} (switched off in policy.yaml)", fg="yellow")
+            click.secho(f"    ✗ {safe(line)} (switched off in policy.yaml)", fg="yellow")
         if not busy and not t.skipped:
             click.echo("    (nothing captured)")
     refused = sum(1 for t in turns if t.refused)

@@ -9,6 +9,11 @@ import sys
 
 import click
 
+from memtui.text import show_controls
+
+safe = show_controls
+"""Stored text for plain output: control characters shown, never sent to the terminal."""
+
 
 def title(text: str) -> str:
     return click.style(text, bold=True) if sys.stdout.isatty() else text

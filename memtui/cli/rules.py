@@ -12,17 +12,11 @@ from memtui.stores import rules as store
 
 
 def _table(rules: list[store.Rule]) -> None:
-    from rich.table import Table
+    from memtui.cli.listing import listing
 
-    # Narrow columns never wrap; the rule text takes the rest of the terminal.
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for name in ("id", "score", "status", "viol", "agent", "domain", "reinforced"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("rule", ratio=1, min_width=30)
-    for r in rules:
-        table.add_row(str(r.id), f"{r.score:.1f}", r.status, str(r.violations), r.agent or "*",
-                      r.domain, r.last_reinforced[:10], r.rule)
-    console().print(table)
+    listing(("id", "score", "status", "viol", "agent", "domain", "reinforced", "rule"),
+            [(r.id, f"{r.score:.1f}", r.status, r.violations, r.agent or "*", r.domain,
+              r.last_reinforced[:10], r.rule) for r in rules])
 
 
 @click.group()
@@ -72,12 +66,14 @@ def show(ctx: click.Context, rule_id: int, as_json: bool) -> None:
     if as_json:
         emit_json({"rule": rule, "history": history})
         return
+    from memtui.cli.listing import literal
+
     out = console()
     for key, value in rule.as_dict().items():
-        out.print(f"[bold]{key:>16}[/] {value}")
+        out.print(literal(f"{key:>16} ", "bold") + literal(value))
     out.print("\n[bold]history[/]")
     for h in history:
-        out.print(f"  {h.at} {h.actor:<11} {h.action:<16} {h.before} -> {h.after}")
+        out.print(literal(f"  {h.at} {h.actor:<11} {h.action:<16} {h.before} -> {h.after}"))
 
 
 @rules.command("add")

@@ -85,8 +85,17 @@ def search(ctx: click.Context, query: str | None, agent: str | None, parts: tupl
         _render(response, explain)
 
 
-def _render(response: Any, explain: bool, title: str | None = None) -> None:
+def _escape(text: str) -> str:
+    """Stored text inside markup: tags shown literally, control characters visible."""
     from rich.markup import escape
+
+    from memtui.text import show_controls
+
+    return escape(show_controls(text))
+
+
+def _render(response: Any, explain: bool, title: str | None = None) -> None:
+    escape = _escape
 
     out = console()
     if title:
@@ -170,7 +179,7 @@ def index_status(ctx: click.Context, agent: str | None, as_json: bool) -> None:
         return
     from rich.table import Table
 
-    table = Table("source", "files", "chunks", title=f"index of {st.agent}: {st.path}")
+    table = Table("source", "files", "chunks", title=_escape(f"index of {st.agent}: {st.path}"))
     for source in st.chunks:
         table.add_row(source, str(st.files.get(source, 0)), str(st.chunks[source]))
     out = console()
@@ -207,8 +216,7 @@ def recall(ctx: click.Context, query: str, agent: str | None, layer: str | None,
     if as_json:
         emit_json(response.as_dict())
         return
-    from rich.markup import escape
-
+    escape = _escape
     out = console()
     if response.fallback:
         out.print(f"[yellow]fallback: {response.fallback}[/yellow]")

@@ -43,14 +43,10 @@ def list_(ctx: click.Context, agent: str | None, as_json: bool) -> None:
     if as_json:
         emit_json([{"source": s, "files": [str(f) for f in files]} for s, files in rows])
         return
-    from rich.table import Table
+    from memtui.cli.listing import listing
 
-    from memtui.cli.common import console
-
-    table = Table("id", "agent", "format", "files", "pattern")
-    for s, files in rows:
-        table.add_row(str(s.id), s.agent, s.format, str(len(files)), s.pattern)
-    console().print(table)
+    listing(("id", "agent", "format", "files", "pattern"),
+            [(s.id, s.agent, s.format, len(files), s.pattern) for s, files in rows])
 
 
 @sources.command("remove")

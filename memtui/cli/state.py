@@ -11,17 +11,11 @@ from memtui.stores import state as store
 
 
 def _table(entries: list[store.StateEntry]) -> None:
-    from rich.table import Table
+    from memtui.cli.listing import listing
 
-    # Narrow columns never wrap; the summary takes the rest of the terminal.
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for name in ("id", "date", "agent", "category", "domain", "status"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("summary", ratio=1, min_width=30)
-    for e in entries:
-        table.add_row(str(e.id), e.created_at[:10], e.agent, e.category, e.domain, e.status,
-                      e.summary)
-    console().print(table)
+    listing(("id", "date", "agent", "category", "domain", "status", "summary"),
+            [(e.id, e.created_at[:10], e.agent, e.category, e.domain, e.status, e.summary)
+             for e in entries])
 
 
 @click.group()
@@ -67,14 +61,16 @@ def show(ctx: click.Context, entry_id: int, as_json: bool) -> None:
     if as_json:
         emit_json({"entry": entry, "chain": chain})
         return
+    from memtui.cli.listing import literal
+
     out = console()
     for key, value in entry.as_dict().items():
-        out.print(f"[bold]{key:>14}[/] {value}")
+        out.print(literal(f"{key:>14} ", "bold") + literal(value))
     if len(chain) > 1:
         out.print("\n[bold]supersede chain[/] (oldest first)")
         for e in chain:
             mark = "->" if e.id == entry_id else "  "
-            out.print(f" {mark} {e.id} {e.created_at[:10]} [{e.status}] {e.summary}")
+            out.print(literal(f" {mark} {e.id} {e.created_at[:10]} [{e.status}] {e.summary}"))
 
 
 def _new(agent: str, category: str, summary: str, domain: str, detail: str,

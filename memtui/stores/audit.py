@@ -10,6 +10,7 @@ from typing import Any
 from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError
+from memtui.redact import scrub_value
 from memtui.stores import ACTORS
 
 
@@ -25,7 +26,11 @@ class AuditEntry:
 
 
 def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, default=str, sort_keys=True)
+    """The detail as stored: every string scrubbed (no secret or control character reaches
+    the audit log, whichever actor wrote it)."""
+    if value is None:
+        return None
+    return json.dumps(scrub_value(value), default=str, sort_keys=True)
 
 
 def check_actor(actor: str) -> str:

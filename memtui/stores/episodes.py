@@ -16,6 +16,7 @@ from typing import Any
 from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
+from memtui.redact import scrub
 from memtui.stores import audit
 
 KINDS = ("tool_call", "decision", "incident", "rejection", "fix", "compaction", "note")
@@ -78,7 +79,7 @@ _INSERT = (f"INSERT INTO episodes({', '.join(_COLUMNS)}) "
 
 def _values(new: NewEpisode, stamp: str) -> tuple[Any, ...]:
     at = timeutil.iso(timeutil.parse(new.at)) if new.at else stamp
-    return (new.agent, at, new.kind, new.summary.strip(), new.detail, new.session,
+    return (new.agent, at, new.kind, scrub(new.summary).strip(), scrub(new.detail), new.session,
             new.source_file, new.source_entry, new.tool, new.ref, new.outcome, stamp)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from memtui import text, timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
+from memtui.redact import scrub
 from memtui.stores import audit
 
 _KEY_SPACE = re.compile(r"[^0-9a-z._/'-]+")
@@ -87,8 +88,8 @@ def put(
     confidence: float = 1.0, at: str | None = None,
 ) -> FactChange:
     """Set a key's value: add it, supersede a different current value, or change nothing."""
-    norm = normalise_key(key)
-    value = value.strip()
+    norm = normalise_key(scrub(key))
+    value = scrub(value).strip()
     if not norm:
         raise MemtuiError("a fact needs a non-empty key")
     if not value:

@@ -12,6 +12,7 @@ from typing import Any
 from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
+from memtui.redact import scrub
 from memtui.stores import audit
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,79}$")
@@ -77,6 +78,9 @@ def add(
 ) -> Flow:
     if not NAME.match(name):
         raise MemtuiError(f"invalid flow name {name!r}: lowercase letters, digits, '-', '_', '.'")
+    steps = [s for s in (scrub(step).strip() for step in steps) if s]
+    trigger_phrases = [t for t in (scrub(p).strip() for p in trigger_phrases) if t]
+    domain = scrub(domain)
     if not steps:
         raise MemtuiError(f"flow {name!r} needs at least one step")
     stamp = timeutil.iso(timeutil.now())
@@ -103,6 +107,7 @@ def record(
     if outcome not in ("pass", "fail"):
         raise MemtuiError(f"a flow run's outcome is pass or fail, not {outcome!r}")
     when = timeutil.iso(timeutil.parse(at)) if at else timeutil.iso(timeutil.now())
+    note = scrub(note)
     with db.write():
         flow = get(db, name)
         db.execute("INSERT INTO flow_runs(flow_id, at, agent, outcome, note) VALUES (?,?,?,?,?)",

@@ -11,6 +11,7 @@ from typing import Any
 from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
+from memtui.redact import scrub
 from memtui.stores import audit
 
 
@@ -34,6 +35,7 @@ def _run(row: dict[str, Any]) -> GateRun:
 def open_gate(db: Database, agent: str, action: str, flow: str | None,
               rule_ids: Sequence[int], *, actor: str) -> int:
     """Record a pre-action gate; returns its id."""
+    action = scrub(action)
     with db.write():
         gate_id = db.execute(
             "INSERT INTO gate_runs(at, agent, action, flow, rule_ids) VALUES (?,?,?,?,?)",

@@ -21,6 +21,7 @@ from typing import Any, ParamSpec
 from memtui import text, timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
+from memtui.redact import scrub
 from memtui.stores import audit
 
 STATUSES = ("active", "dormant", "retired", "critical")
@@ -124,6 +125,7 @@ def add(
     violations: int = 0, created_at: str | None = None, last_reinforced: str | None = None,
 ) -> Rule:
     """Add a rule; its status is the band of its score."""
+    rule, domain = scrub(rule), scrub(domain)
     if not rule.strip():
         raise MemtuiError("a rule needs non-empty text")
     if not MIN_SCORE <= score <= MAX_SCORE:

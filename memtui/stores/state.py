@@ -11,6 +11,7 @@ from typing import Any
 from memtui import text, timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
+from memtui.redact import scrub
 from memtui.stores import audit
 
 CATEGORIES = ("decision", "task", "rejected", "agent_state", "context", "discovery", "learning")
@@ -100,8 +101,11 @@ def _values(new: NewState, stamp: str) -> tuple[Any, ...]:
     completed = new.completed_at
     if new.status == "completed" and not completed:
         completed = stamp
-    return (created, stamp, new.agent, new.category, new.domain or "general",
-            new.summary.strip(), new.detail, new.status,
+    summary = scrub(new.summary).strip()
+    if not summary:
+        raise MemtuiError("a state entry needs a summary with something printable in it")
+    return (created, stamp, new.agent, new.category, scrub(new.domain) or "general",
+            summary, scrub(new.detail), new.status,
             new.session_date or created[:10], completed, new.source_file, new.source_entry,
             new.confidence)
 
@@ -146,6 +150,8 @@ def update(
 ) -> StateEntry:
     """Change an entry in place: its words (consolidation of a near-identical entry, a human
     correction) and, between active and completed, its status."""
+    summary, detail, domain = (None if v is None else scrub(v)
+                               for v in (summary, detail, domain))
     if summary is not None and not summary.strip():
         raise MemtuiError("a state entry needs a non-empty summary")
     if confidence is not None and not 0.0 <= confidence <= 1.0:

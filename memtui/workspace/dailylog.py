@@ -19,6 +19,7 @@ from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.redact import scrub
 from memtui.workspace import writer
 from memtui.workspace.layout import daily_header, daily_log_path
 
@@ -34,7 +35,7 @@ def queue(db: Database, agent: str, day: str, lines: list[str], heading: str) ->
     extraction's transaction."""
     if not lines:
         return
-    text = f"## {heading}\n\n" + "\n".join(lines) + "\n"
+    text = scrub(f"## {heading}\n\n" + "\n".join(lines) + "\n")  # the markdown's way in
     db.execute("INSERT INTO daily_log_pending(agent, day, text, created_at) VALUES (?,?,?,?)",
                (agent, day, text, timeutil.iso(timeutil.now())))
 

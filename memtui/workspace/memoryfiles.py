@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.redact import scrub
 from memtui.workspace import writer
 from memtui.workspace.layout import (
     LONG_TERM_HEADER,
@@ -93,11 +94,9 @@ def _entry(text: str, stamp: str | None) -> str:
 def remember(home: Home, agent: str, text: str, *, long_term: bool = False,
              now: datetime | None = None) -> Remembered:
     """Append ``text`` to today's daily log (or MEMORY.md), atomically; returns where."""
-    body = text.strip()
+    body = scrub(text).strip()  # the way in: no control characters, no secrets
     if not body:
         raise MemtuiError("nothing to remember: the text is empty")
-    if "\x00" in body:
-        raise MemtuiError("cannot remember text with a NUL byte")
     moment = (now or datetime.now()).astimezone()
     ws = home.workspace(agent)
     ws.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 import time
@@ -54,6 +55,13 @@ def jwt(seed: int = 0) -> str:
     return f"{header}.eyJ{fake(60, B64URL, seed)}.{fake(43, B64URL, seed + 1)}"
 
 
+def discord(seed: int = 0) -> str:
+    """A Discord bot token: the bot's id in base64, a timestamp part and an HMAC part."""
+    bot_id = str(10**17 + random.Random(seed).randrange(10**18)).encode()
+    head = base64.urlsafe_b64encode(bot_id).decode().rstrip("=")
+    return f"{head}.{fake(6, B64URL, seed)}.{fake(38, B64URL, seed + 1)}"
+
+
 # (kind, text with {s} where the secret goes, the secret)
 TRUE_POSITIVES: list[tuple[str, str, str]] = [
     ("anthropic_key", "export ANTHROPIC_API_KEY={s}", "sk-ant-api03-" + fake(93, B64URL) + "AA"),
@@ -93,6 +101,8 @@ TRUE_POSITIVES: list[tuple[str, str, str]] = [
     ("private_key", "ec: {s}", pem("EC PRIVATE KEY", 2)),
     ("private_key", "{s}", pem("PGP PRIVATE KEY BLOCK", 3)),
     ("private_key", '{{"key": "{s}"}}', pem("PRIVATE KEY", 3, sep="\\n")),
+    ("discord_token", "DISCORD_BOT={s}", discord()),
+    ("discord_token", "client.run('{s}')", discord(5)),
     ("jwt", "Cookie: session={s}; Path=/", jwt(1)),
     ("jwt", '{{"id_token": "{s}"}}', jwt(2)),
     ("url_password", "DATABASE_URL=postgres://app:{s}@db.internal:5432/app", "S3cr3t-" + fake(8)),
