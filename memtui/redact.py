@@ -76,6 +76,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+REDACTION_VERSION = 1  # bumped when what is redacted changes: derived stores rebuild
 PLACEHOLDER = "[REDACTED:{kind}]"
 """What a secret is replaced with; ``kind`` is one of :data:`KINDS`."""
 

@@ -60,11 +60,11 @@ def single_thread_blas() -> AbstractContextManager[Any]:
             except ImportError:
                 _LIMITER = nullcontext()
             else:
-                _LIMITER = _Limit(ThreadpoolController())
+                _LIMITER = ThreadLimit(ThreadpoolController())
         return _LIMITER
 
 
-class _Limit(AbstractContextManager[Any]):
+class ThreadLimit(AbstractContextManager[Any]):
     def __init__(self, controller: Any) -> None:
         self.controller = controller
         self.lock = threading.Lock()

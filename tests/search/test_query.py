@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.search.hybrid import keyword_score, snippet
 from memtui.search.query import content_terms, fts_query, terms
+from memtui.search.scoring import keyword_score, snippet
 
 NASTY = ['"', '""', "'", "NEAR(a b)", "a NEAR b", "col:value", "text:deploy", "*", "deploy*",
          "AND", "a AND b", "NOT x", "OR", "(", ")", "^start", "-minus", "+plus", "{a b}",

@@ -29,7 +29,7 @@ _ERF_A = tuple(np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -
                                        0.254829592))
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: np.ndarray) -> np.ndarray:
     """Exact (erf) GELU of float32 ``x``, computed in place (``x`` is returned).
 
     ``0.5 x (1 + erf(x / √2)) = max(x, 0) - 0.5 |x| erfc(|x| / √2)``, with erfc to
@@ -194,7 +194,7 @@ class NumpyEncoder:
             x = _layer_norm(y, b["ln1_w"], b["ln1_b"], self.eps)
             h = x @ b["i"]
             h += b["i_b"]
-            y = _gelu(h) @ b["out"]
+            y = gelu(h) @ b["out"]
             y += b["out_b"]
             y += x
             x = _layer_norm(y, b["ln2_w"], b["ln2_b"], self.eps)
