@@ -78,12 +78,16 @@ class Database:
             self._refuse_newer(max_version)
         self.vec_version: str | None = None
         self.vec_error: str | None = None
-        if load_vec:
-            self._load_vec()
-        if self.path != ":memory:" and not self.readonly:
-            self._retry_busy(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchall())
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
+        try:
+            if load_vec:
+                self._load_vec()
+            if self.path != ":memory:" and not self.readonly:
+                self._retry_busy(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchall())
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            self.conn.close()  # a file that is not a database: hold no handle on it
+            raise
 
     # -- set-up -------------------------------------------------------------------------
 
