@@ -119,3 +119,24 @@ def test_a_damaged_index_is_set_aside_and_rebuilt(home: Home, transcript: Path,
     status = engine.status(home, "main", embedder=fake)
     assert status.path == str(path)
     assert len(status.notices) == (0 if how == "zero-length" else 1)
+
+
+@pytest.mark.parametrize("how", ["truncated", "garbage"])
+def test_doctor_checks_each_index_and_names_the_file(home: Home, transcript: Path,
+                                                     fake: FakeEmbedder, how: str) -> None:
+    from memtui.upkeep.doctor import diagnose
+
+    add_transcript(home, transcript)
+    engine.sync(home, "main", embedder=fake)
+    path = home.index_path("main")
+    healthy = {c.name: c for c in diagnose(home).checks}
+    assert healthy["index main"].status == "ok" and "index set aside" not in healthy
+    _damage(path, how)
+    damaged = {c.name: c for c in diagnose(home).checks}["index main"]
+    assert damaged.status == "warn" and str(path) in damaged.detail
+    assert "--rebuild" in damaged.fix
+    engine.search(home, "main", "kitten", embedder=fake)  # sets it aside and rebuilds
+    after = {c.name: c for c in diagnose(home).checks}
+    assert after["index main"].status == "ok"
+    assert after["index set aside"].status == "warn" and "main.sqlite.damaged-" in after[
+        "index set aside"].detail
