@@ -154,7 +154,7 @@ class Searcher:
         gammas = (settings.neighbour_weight, settings.second_neighbour_weight)
         if settings.session_weight > 0 or any(g > 0 for g in gammas):
             scored = smooth(scored, candidates, settings.session_weight, gammas)
-        scored = [(cid, s) for cid, s in scored if s >= opts.min_score][:opts.max_results]
+        scored = self._above_min_score(scored, query, opts, use_keyword)
         rows.update(read_rows(index.db, [c for c, _ in scored if c not in rows], opts))
         hits = make_hits(scored, rows, vec_scores if use_vector else None,
                          bm25 if use_keyword else None, content_terms(query))
@@ -163,3 +163,23 @@ class Searcher:
                               model=emb.model if emb and use_vector else None,
                               fallback="+".join(dict.fromkeys(fallback)) or None,
                               weights=weights, fusion=fusion)
+
+    def _above_min_score(self, scored: list[tuple[int, float]], query: str,
+                         opts: SearchOptions, keyword_ran: bool) -> list[tuple[int, float]]:
+        """The best ``max_results`` of the hits that reach ``min_score``, or that hold
+        every content word of the query.
+
+        ``min_score`` drops weak similarity, and a chunk holding all the words the user
+        typed is not weak, whatever its fused score: a one-word query's vector is far
+        from a long chunk's (cosine 0.1-0.4), a word in most chunks has a bm25 near 0,
+        and the context blend divides a hit without neighbours by 1.7, so such hits used
+        to fall below 0.35. They keep their own score and order; the check runs only
+        when fewer than ``max_results`` hits reach ``min_score``.
+        """
+        passed = [(cid, s) for cid, s in scored if s >= opts.min_score]
+        if len(passed) >= opts.max_results or not keyword_ran or len(passed) == len(scored):
+            return passed[:opts.max_results]
+        below = [cid for cid, s in scored if s < opts.min_score]
+        exact = self.keywords.holding_all(query, below)
+        return [(cid, s) for cid, s in scored
+                if s >= opts.min_score or cid in exact][:opts.max_results]

@@ -7,16 +7,16 @@ failing MATCH degrades to "no keyword matches" instead of raising.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import apsw
 
-from memtui.db import has_table
+from memtui.db import has_table, in_batches, match_expression
 from memtui.search import schema
 from memtui.search.cache import PerGeneration
 from memtui.search.index import DAMAGE, SearchIndex
-from memtui.search.query import fts_query
+from memtui.search.query import MAX_TERMS, content_terms, fts_query
 from memtui.search.results import Row, SearchOptions, filters, read_rows
 
 log = logging.getLogger(__name__)
@@ -152,6 +152,27 @@ class KeywordSide:
             log.warning("keyword search failed for %r: %s", match, exc)
             return {}
         return {int(cid): float(rank) for cid, rank in rows}
+
+    def holding_all(self, query: str, ids: Sequence[int]) -> set[int]:
+        """The chunks among ``ids`` that hold every content word of ``query`` (as FTS5
+        tokenises and stems them), whatever their scores."""
+        words = content_terms(query)[:MAX_TERMS]
+        match = match_expression(words, "AND") if self.available() else None
+        if match is None or not ids:
+            return set()
+        out: set[int] = set()
+        db = self.index.db
+        try:
+            for marks, part in in_batches(sorted(set(ids))):
+                out.update(int(r[0]) for r in db.rows(
+                    f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+                    f"AND rowid IN ({marks})", (match, *part)))
+        except DAMAGE:
+            raise
+        except apsw.Error as exc:
+            log.warning("exact keyword check failed for %r: %s", match, exc)
+            return set()
+        return out
 
     def find(self, query: str, k: int, opts: SearchOptions) -> Keywords:
         """The keyword side of one search. Matches below the top k only lend their bm25
