@@ -86,8 +86,8 @@ class KeywordSide:
         """The words worth matching. On big indexes (``PRUNE_ABOVE``), words in over
         ``COMMON_SHARE`` of the chunks are dropped (idf about 0, yet bm25 would score every
         row holding them), and the remaining words are kept rarest first while the rows
-        they match stay within ``keyword_budget``: bm25 costs about 1 µs per matching row,
-        and the commonest words weigh least in it. The rarest word always stays."""
+        they match stay within ``keyword_budget``: bm25's cost grows with every matching
+        row, and the commonest words weigh least in it. The rarest word always stays."""
         total = self.size.get()
         if (total < PRUNE_ABOVE or len(words) < 2
                 or not has_table(self.index.db, "chunks_vocab")):

@@ -216,7 +216,7 @@ class LocalEmbedder:
 
         Cached (LRU) by text and, with the numpy encoder, by word pieces too: the model is
         uncased and the tokenizer drops spacing, so "When did Ana…" and "when did ana …"
-        share one vector (tokenising costs ~40 µs, a forward pass ~8 ms).
+        share one vector (tokenising is far cheaper than a forward pass).
         """
         cache = self._query_cache
         with self._cache_lock:
@@ -244,7 +244,7 @@ class LocalEmbedder:
         return vector
 
     def query_encoder(self) -> Any:
-        """The fast query encoder for this model (no torch, loads in ~0.3 s), or None.
+        """The fast query encoder for this model (no torch, loads quickly), or None.
 
         ONNX Runtime at ``query_precision`` when it is installed, else the numpy forward
         pass; None for a model neither supports (queries then go through

@@ -1,11 +1,11 @@
 """A numpy forward pass of BERT-style sentence encoders (MiniLM), for fast query embedding.
 
 Embedding one short query with sentence-transformers costs an import of torch and
-transformers (seconds) and ~12 ms of framework overhead per call on a 2-core box. The
-same arithmetic in numpy, single-threaded (BLAS threads only add overhead for a
-dozen tokens), gives the same vector (cosine > 0.99999 to the torch result, tested) in
-a few milliseconds, and loads in a fraction of a second from the model's own
-``tokenizer.json`` and ``model.safetensors``.
+transformers and a framework overhead per call larger than the arithmetic itself. The
+same arithmetic in numpy, single-threaded (BLAS threads only add overhead for a dozen
+tokens), gives the same vector (cosine > 0.99999 to the torch result, tested) without
+either, and loads from the model's own ``tokenizer.json`` and ``model.safetensors``
+(docs/search.md has the timings).
 
 Documents are still embedded with sentence-transformers, which batches far better.
 Only mean pooling followed by L2 normalisation (all-MiniLM-L6-v2's pipeline) is
