@@ -48,6 +48,9 @@ VECTOR_DEPTH = 4
 """The vector side returns this many times the candidates: filters other than the source
 apply after it, and its extra candidates lend their scores to their neighbours in the
 context blend (the LoCoMo figures per depth are in docs/search.md)."""
+EXACT_MATCH_SCORE = 0.5
+"""What a hit holding every content word of the query counts as against ``min_score``
+(above the default 0.35: such a hit is always shown by default)."""
 PARALLEL_ABOVE = 5_000
 """Chunks above which the keyword side runs on a worker thread while the query is
 embedded: below it, waking the worker costs more than the overlap saves."""
@@ -166,18 +169,20 @@ class Searcher:
 
     def _above_min_score(self, scored: list[tuple[int, float]], query: str,
                          opts: SearchOptions, keyword_ran: bool) -> list[tuple[int, float]]:
-        """The best ``max_results`` of the hits that reach ``min_score``, or that hold
-        every content word of the query.
+        """The best ``max_results`` of the hits that reach ``min_score``; a hit holding
+        every content word of the query counts as at least ``EXACT_MATCH_SCORE`` there.
 
         ``min_score`` drops weak similarity, and a chunk holding all the words the user
         typed is not weak, whatever its fused score: a one-word query's vector is far
-        from a long chunk's (cosine 0.1-0.4), a word in most chunks has a bm25 near 0,
-        and the context blend divides a hit without neighbours by 1.7, so such hits used
-        to fall below 0.35. They keep their own score and order; the check runs only
-        when fewer than ``max_results`` hits reach ``min_score``.
+        from a long chunk's, a word in most chunks has a bm25 near 0, and the context
+        blend divides a hit without neighbours by its normaliser, so such hits fell
+        below the default threshold. They keep their own score and order (ranking does
+        not change), and a ``min_score`` above ``EXACT_MATCH_SCORE`` still asks for more
+        than the words. The check runs only when fewer than ``max_results`` hits pass.
         """
         passed = [(cid, s) for cid, s in scored if s >= opts.min_score]
-        if len(passed) >= opts.max_results or not keyword_ran or len(passed) == len(scored):
+        if (len(passed) >= opts.max_results or len(passed) == len(scored) or not keyword_ran
+                or opts.min_score > EXACT_MATCH_SCORE):
             return passed[:opts.max_results]
         below = [cid for cid, s in scored if s < opts.min_score]
         exact = self.keywords.holding_all(query, below)

@@ -34,8 +34,8 @@ from memtui import timeutil
 from memtui.config import SearchSettings
 from memtui.db import Database
 from memtui.errors import Broken
-from memtui.redact import REDACTION_VERSION
 from memtui.home import Home
+from memtui.redact import REDACTION_VERSION
 from memtui.search import embedding, schema
 from memtui.search.documents import SourceFile, database_sources, memory_sources, transcript_sources
 from memtui.search.embedding import Progress

@@ -61,3 +61,10 @@ def test_ranking_without_a_threshold_is_unchanged(notes: Home, real_embedder: An
     assert [h.chunk_id for h in kept.results] == [
         c for c in by_id if c in {h.chunk_id for h in kept.results}]
     assert all(h.score == pytest.approx(by_id[h.chunk_id]) for h in kept.results)
+
+
+def test_a_high_min_score_still_asks_for_more_than_the_words(notes: Home,
+                                                             real_embedder: Any) -> None:
+    strict = engine.options(notes, min_score=0.6)  # above what the words alone count for
+    res = engine.search(notes, "main", "standups", strict, embedder=real_embedder)
+    assert all(h.score >= 0.6 for h in res.results)
