@@ -490,3 +490,13 @@ def test_context_two_places_away_is_a_bonus(home: Home, tmp_path: Path,
     assert dict(scoring.smooth(scored, where, 0.3, (0.4, 0.0)))[9] == pytest.approx(isolated)
     assert max(dict(scoring.smooth([(1, 1.0), (2, 1.0), (3, 1.0)], where, 0.3,
                               (0.4, 0.2))).values()) == 1.0  # capped
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=80))
+def test_the_keyword_side_runs_the_tested_match_expression(indexed: SearchIndex,
+                                                           query: str) -> None:
+    from memtui.search.query import fts_query
+
+    assert Searcher(indexed).keywords.match(query) == fts_query(query)  # small index

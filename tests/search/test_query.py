@@ -1,4 +1,9 @@
-"""Any query text is safe in FTS5; the keyword score is a correct monotone map of bm25."""
+"""Any query text is safe in FTS5; the keyword score is a correct monotone map of bm25.
+
+``query.fts_query`` is the expression the searcher's keyword side runs
+(``KeywordSide.match`` only narrows its words on big indexes; a test in test_index
+pins that the two agree).
+"""
 
 from __future__ import annotations
 
