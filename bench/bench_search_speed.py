@@ -174,7 +174,7 @@ def bench_queries(n: int, embedder: LocalEmbedder, turns: list[str], questions: 
     idx = SearchIndex(home, "bench", embedder=embedder)
     searcher = Searcher(idx, warm=True)
     t1 = time.perf_counter()
-    matrix = searcher.matrix()
+    matrix = searcher.vectors.matrix()
     load_s = time.perf_counter() - t1
     opts = SearchOptions(sources=("sessions",), max_results=6, min_score=0.0)
     qs = questions[:60]
@@ -182,11 +182,11 @@ def bench_queries(n: int, embedder: LocalEmbedder, turns: list[str], questions: 
         searcher.search(q, opts)  # warm-up: BLAS, caches, statement cache
     full, embed, cached = [], [], []
     for q in qs * 3:
-        embedder._query_cache.clear()
+        embedder.clear_query_cache()
         t = time.perf_counter()
         embedder.embed_query(q)
         embed.append(time.perf_counter() - t)
-        embedder._query_cache.clear()
+        embedder.clear_query_cache()
         t = time.perf_counter()
         searcher.search(q, opts)
         full.append(time.perf_counter() - t)
@@ -245,7 +245,7 @@ def bench_indexing(embedder: LocalEmbedder, turns: list[str], count: int, rounds
     with the share of the index run spent outside ``embed_documents``, which load hardly
     moves.
     """
-    model = embedder._model()
+    model = embedder.sentence_model()
     timed = _Timed(embedder)
     _, _, inputs = _index_once(timed, turns[:count])  # warm-up; what memtui embeds
     model.encode(inputs[:64], batch_size=32)

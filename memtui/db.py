@@ -13,11 +13,11 @@ import os
 import random
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 
@@ -30,6 +30,7 @@ BEGIN_RETRY_SECONDS = 120.0
 """How long a writer keeps retrying BEGIN IMMEDIATE after the busy timeout ran out."""
 
 Params = Sequence[Any] | dict[str, Any]
+T = TypeVar("T")
 
 
 def sqlite_vec_path() -> str | None:
@@ -77,12 +78,16 @@ class Database:
             self._refuse_newer(max_version)
         self.vec_version: str | None = None
         self.vec_error: str | None = None
-        if load_vec:
-            self._load_vec()
-        if self.path != ":memory:" and not self.readonly:
-            self._retry_busy(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchall())
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
+        try:
+            if load_vec:
+                self._load_vec()
+            if self.path != ":memory:" and not self.readonly:
+                self._retry_busy(lambda: self.conn.execute("PRAGMA journal_mode=WAL").fetchall())
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            self.conn.close()  # a file that is not a database: hold no handle on it
+            raise
 
     # -- set-up -------------------------------------------------------------------------
 
@@ -102,8 +107,8 @@ class Database:
 
     def capabilities(self) -> Capabilities:
         """SQLite version, FTS5, sqlite-vec: what is there and what falls back."""
-        fts5 = bool(self.scalar("SELECT sqlite_compileoption_used('ENABLE_FTS5')"))
-        return Capabilities(apsw.sqlite_lib_version(), fts5, self.vec_version, self.vec_error)
+        return Capabilities(apsw.sqlite_lib_version(), fts5_available(self), self.vec_version,
+                            self.vec_error)
 
     def close(self) -> None:
         self.conn.close()
@@ -355,3 +360,66 @@ def supported_version() -> int:
     from memtui.schema import MIGRATIONS
 
     return max(v for v, _ in MIGRATIONS)
+
+
+# -- small helpers every store and the search index share -------------------------------
+
+IN_BATCH = 500
+"""Values per ``IN (...)`` list: SQLite caps the parameters of one statement (32,766 in
+current builds, 999 in old ones), and the statement has a few parameters of its own."""
+
+
+def has_table(db: Database, name: str) -> bool:
+    """True when ``name`` is a table (plain, virtual or fts5vocab) or a view of ``db``."""
+    return bool(db.scalar("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
+                          "AND name = ?", (name,)))
+
+
+def fts5_available(db: Database) -> bool:
+    """True when the SQLite underneath ``db`` has FTS5."""
+    return bool(db.scalar("SELECT sqlite_compileoption_used('ENABLE_FTS5')"))
+
+
+def in_batches(values: Sequence[T]) -> Iterator[tuple[str, list[T]]]:
+    """``values`` in slices of at most ``IN_BATCH``, each with its ``?,?,…`` placeholders,
+    for ``… IN ({marks})`` queries."""
+    for start in range(0, len(values), IN_BATCH):
+        part = list(values[start:start + IN_BATCH])
+        yield ",".join("?" * len(part)), part
+
+
+def match_expression(words: Iterable[str], operator: str = "OR") -> str | None:
+    """A safe FTS5 MATCH expression: every word a double-quoted string (inner quotes
+    doubled), joined by ``operator`` ("OR" or "AND"); None when there is no word.
+
+    A quoted string is never an FTS5 operator (``NEAR``, ``col:``, ``*``, ``NOT``, a
+    bracket or a lone ``-``), whatever the user typed.
+    """
+    if operator not in ("OR", "AND"):
+        raise ValueError(f"operator must be OR or AND, not {operator!r}")
+    quoted = ['"' + w.replace('"', '""') + '"' for w in words if w]
+    return f" {operator} ".join(quoted) if quoted else None
+
+
+def get_meta(db: Database, key: str) -> str | None:
+    """A value of a derived database's ``meta(key, value)`` table."""
+    value = db.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+    return None if value is None else str(value)
+
+
+def set_meta(db: Database, key: str, value: str) -> None:
+    db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def mark_dirty(path: Path) -> None:
+    """Set the ``dirty`` flag in the ``meta`` table of an existing derived database (a
+    search index), loading no extension: whoever writes an index's inputs (``remember``,
+    file watchers) tells it to sync without depending on the search package."""
+    db = Database(path, load_vec=False)
+    try:
+        if has_table(db, "meta"):
+            with db.write():
+                set_meta(db, "dirty", "1")
+    finally:
+        db.close()

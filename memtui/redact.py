@@ -80,6 +80,7 @@ from typing import Any, NamedTuple
 
 from memtui.text import strip_controls
 
+REDACTION_VERSION = 1  # bumped when what is redacted changes: derived stores rebuild
 PLACEHOLDER = "[REDACTED:{kind}]"
 """What a secret is replaced with; ``kind`` is one of :data:`KINDS`."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -220,3 +221,26 @@ def show_controls(text: str) -> str:
     if _CONTROL.search(text) is None:
         return text
     return _CONTROL.sub(_visible, text)
+
+
+# -- search terms (the search room's region of this file) -------------------------------
+#
+# Two tokenisers on purpose. ``words``/``keywords``/``stem`` compare short texts in Python
+# (rules, gates, flows, recall, consolidation): identifiers stay whole and the light
+# ``stem`` folds deploy/deploys/deployed; the thresholds of those matchers were set with
+# it. ``terms`` turns a search query into the words FTS5 indexed: the index tokenises
+# with ``porter unicode61``, which splits at ``_``, ``-`` and ``.`` and knows every
+# script, so a query split like ``words`` would look up tokens the index never has. FTS5
+# applies its own Porter stemmer to those terms inside SQLite.
+
+# Letters and digits of any script, joined by inner apostrophes ("don't", "o'neil").
+_TERM = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def terms(query: str) -> list[str]:
+    """The words of a query in order, lowercased and NFKC-normalised, without repeats."""
+    text = unicodedata.normalize("NFKC", query.replace("\x00", " "))
+    seen: dict[str, None] = {}
+    for match in _TERM.finditer(text):
+        seen.setdefault(match.group(0).replace("’", "'").lower(), None)
+    return list(seen)

@@ -20,6 +20,7 @@ from typing import Any
 
 from memtui.config import SearchSettings
 from memtui.db import Database
+from memtui.db import has_table as _has_table
 from memtui.search.chunking import Chunk, Message, chunk_markdown, chunk_messages
 
 MEMORY_FILE = "MEMORY.md"
@@ -172,11 +173,6 @@ def turn_text(turn: Any, tool_output_chars: int) -> str:
 
 
 # -- episodes and facts ---------------------------------------------------------------------
-
-
-def _has_table(db: Database, name: str) -> bool:
-    return bool(db.scalar("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
-                          "AND name = ?", (name,)))
 
 
 def _columns(db: Database, table: str) -> set[str]:

@@ -2,7 +2,9 @@
 
 The CLI, the MCP server and the console call these; they never touch the index's SQL.
 A search first runs the cheap check (``SearchIndex.check``: the dirty flag, the
-fingerprint, a ``stat`` per input) and syncs what changed, unless told not to.
+fingerprint, a ``stat`` per input) and syncs what changed, unless told not to. A damaged
+index file is set aside and rebuilt (``SearchIndex.repairing``); the response's or the
+report's ``notices`` say so.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from dataclasses import dataclass
 
 from memtui.errors import MemtuiError
 from memtui.home import Home
+from memtui.search.embedding import Progress
 from memtui.search.encoders.embedder import Embedder
-from memtui.search.hybrid import Searcher, SearchOptions, SearchResponse
-from memtui.search.index import SOURCES, IndexStatus, Progress, SearchIndex, SyncReport
+from memtui.search.hybrid import Searcher
+from memtui.search.index import DAMAGE, IndexStatus, SearchIndex
+from memtui.search.results import SearchOptions, SearchResponse
+from memtui.search.schema import SOURCES
+from memtui.search.sync import SyncReport
 
 
 @dataclass(frozen=True)
@@ -67,9 +73,16 @@ def search(home: Home, agent: str, query: str, opts: SearchOptions | None = None
            embedder: Embedder | None | str = "auto") -> SearchResponse:
     """One query against an agent's index, synced first when it is stale."""
     searcher = open_searcher(home, agent, embedder=embedder)
+    chosen = opts or options(home)
     try:
-        ensure_fresh(searcher)
-        return searcher.search(query, opts or options(home))
+        try:
+            ensure_fresh(searcher)
+            response = searcher.search(query, chosen)
+        except DAMAGE as exc:
+            searcher = _rebuilt(searcher, exc)
+            response = searcher.search(query, chosen)
+        response.notices = list(searcher.index.notices)
+        return response
     finally:
         searcher.index.close()
 
@@ -80,13 +93,33 @@ def search_batch(home: Home, agent: str, queries: Iterable[BatchQuery],
                  ) -> Iterator[tuple[BatchQuery, SearchResponse]]:
     """Many queries, one loaded model and one in-memory copy of the vectors."""
     searcher = open_searcher(home, agent, embedder=embedder, warm=True)
+    reported = 0
     try:
-        ensure_fresh(searcher)
+        try:
+            ensure_fresh(searcher)
+        except DAMAGE as exc:
+            searcher = _rebuilt(searcher, exc)
         chosen = opts or options(home)
         for item in queries:
-            yield item, searcher.search(item.query, chosen)
+            try:
+                response = searcher.search(item.query, chosen)
+            except DAMAGE as exc:
+                searcher = _rebuilt(searcher, exc)
+                response = searcher.search(item.query, chosen)
+            notices = searcher.index.notices
+            response.notices, reported = notices[reported:], len(notices)
+            yield item, response
     finally:
         searcher.index.close()
+
+
+def _rebuilt(searcher: Searcher, damage: Exception) -> Searcher:
+    """After a search found the index file damaged: set it aside, rebuild, search anew
+    (the old searcher's caches belong to the damaged file)."""
+    index = searcher.index
+    index.set_aside(damage)
+    index.sync()
+    return Searcher(index, warm=searcher.warm)
 
 
 def sync(home: Home, agent: str, *, rebuild: bool = False, progress: Progress | None = None,
@@ -100,4 +133,6 @@ def status(home: Home, agent: str, *, embedder: Embedder | None | str = "auto"
            ) -> IndexStatus:
     """`memtui index status`."""
     with SearchIndex(home, agent, embedder=embedder) as index:
-        return index.status()
+        found = index.repairing(index.status)
+        found.notices = list(index.notices)
+        return found

@@ -3,19 +3,20 @@
 A user's query is text, not FTS5 syntax: quotes, ``NEAR``, ``col:``, ``*``, ``AND``,
 ``NOT``, brackets or a lone ``-`` must never reach FTS5 as operators (they raise
 syntax errors or change the meaning). Every word becomes a double-quoted string (with
-inner quotes doubled) and the words are OR-ed, so bm25 ranks the rows that match more
-and rarer words first. Stopwords are dropped unless nothing else is left.
+inner quotes doubled, ``db.match_expression``) and the words are OR-ed, so bm25 ranks
+the rows that match more and rarer words first. Stopwords are dropped unless nothing
+else is left.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from collections.abc import Callable
 
-from memtui.text import STOPWORDS
+from memtui.db import match_expression
+from memtui.text import STOPWORDS, terms
 
-# Letters and digits of any script, joined by inner apostrophes ("don't", "o'neil").
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+__all__ = ["MAX_TERMS", "QUESTION_WORDS", "content_terms", "fts_query", "terms"]
+
 MAX_TERMS = 32
 """More words than this add little to bm25 and cost time on big indexes."""
 
@@ -23,16 +24,6 @@ QUESTION_WORDS = frozenset(
     "what when where who whom whose why how which did does do was were is are has have had "
     "ever since about tell know remember".split()
 )
-
-
-def terms(query: str) -> list[str]:
-    """The words of a query in order, lowercased and NFKC-normalised, without repeats."""
-    text = unicodedata.normalize("NFKC", query.replace("\x00", " "))
-    seen: dict[str, None] = {}
-    for match in _TOKEN.finditer(text):
-        word = match.group(0).replace("’", "'").lower()
-        seen.setdefault(word, None)
-    return list(seen)
 
 
 def content_terms(query: str) -> list[str]:
@@ -43,9 +34,11 @@ def content_terms(query: str) -> list[str]:
     return kept or words
 
 
-def fts_query(query: str) -> str | None:
-    """A safe FTS5 MATCH expression for any text, or None when there is nothing to match."""
+def fts_query(query: str, keep: Callable[[list[str]], list[str]] | None = None) -> str | None:
+    """The keyword side's MATCH expression for any text, or None when there is nothing
+    to match. ``keep`` may narrow the words (the searcher drops very common ones on big
+    indexes); it never adds any."""
     words = content_terms(query)[:MAX_TERMS]
-    if not words:
-        return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    if words and keep is not None:
+        words = keep(words)
+    return match_expression(words)

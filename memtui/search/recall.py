@@ -23,7 +23,7 @@ from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.search.encoders.embedder import Embedder
 from memtui.search.engine import ensure_fresh, open_searcher, options
-from memtui.search.hybrid import Hit
+from memtui.search.results import Hit
 
 LAYERS = ("episodic", "semantic", "state")
 LAYER_SOURCES = {"episodic": ("episodes", "sessions"), "semantic": ("facts", "memory")}

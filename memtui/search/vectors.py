@@ -9,8 +9,8 @@ Hamming distance of sign bits (48 bytes a row for 384 dimensions), keeps the bes
 The sign bits are stored word-major (one contiguous uint64 array per 64 dimensions), so
 the Hamming pass is six xor + popcount + add sweeps over contiguous memory into reused
 buffers; candidates are picked from a histogram of the distances (0-384) instead of a
-partial sort. At 1M rows that is ~8 ms instead of ~45 ms for a row-major
-``bitwise_count(...).sum(axis=1)`` and ``argpartition``.
+partial sort: several times faster at 1M rows than a row-major
+``bitwise_count(...).sum(axis=1)`` and ``argpartition`` (docs/search.md).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from typing import Any
 import numpy as np
 
 QUANTISE_ABOVE = 5_000
-"""Rows above which binary prefiltering is used. At 10,000 rows an exact scan reads 15 MB,
-which a search's embedding and SQLite work push out of the cache in between: 1.4 ms,
-against ~0.9 ms for the Hamming pass and rescoring (bench/bench_search_speed.py)."""
+"""Rows above which binary prefiltering is used: an exact scan reads the whole float32
+matrix, which a search's embedding and SQLite work push out of the cache in between,
+while the Hamming pass reads 48 bytes a row (bench/bench_search_speed.py; docs/search.md)."""
 
 RESCORE_MIN = 2_000
 """Fewest rows rescored exactly after the Hamming pass (on indexes of 20,000 rows or more;
-below, a tenth of the rows: at 10,000 clustered rows 1,000 keep recall@10 at 0.999 of
-exact search and save ~0.3 ms of gathering rows from memory)."""
+below, a tenth of the rows, which keeps recall@10 against exact search at 0.999 on
+clustered rows and gathers fewer rows from memory)."""
 RESCORE_SMALL_SHARE = 0.1
 RESCORE_SHARE = 0.01
 """... and at least this share of the rows: recall@10 against exact search stays above 0.97
@@ -47,8 +47,8 @@ def single_thread_blas() -> AbstractContextManager[Any]:
     """A reusable, thread-safe context that runs BLAS on one thread (threadpoolctl).
 
     For one query, BLAS threads only cost: the work is a matrix-vector product or a
-    dozen-row matmul, and on a busy 2-core box a second thread waiting for its turn adds
-    milliseconds. The limit is process-wide (it is OpenBLAS's setting), so nested and
+    dozen-row matmul, and on a busy box a second thread waiting for its turn costs more
+    than it shares. The limit is process-wide (it is OpenBLAS's setting), so nested and
     concurrent users share one limit: the first to enter sets it, the last to leave
     restores it.
     """
@@ -57,11 +57,11 @@ def single_thread_blas() -> AbstractContextManager[Any]:
         if _LIMITER is None:
             from threadpoolctl import ThreadpoolController  # a dependency, not optional
 
-            _LIMITER = _Limit(ThreadpoolController())
+            _LIMITER = ThreadLimit(ThreadpoolController())
         return _LIMITER
 
 
-class _Limit(AbstractContextManager[Any]):
+class ThreadLimit(AbstractContextManager[Any]):
     def __init__(self, controller: Any) -> None:
         self.controller = controller
         self.lock = threading.Lock()

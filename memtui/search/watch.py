@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from memtui.db import mark_dirty
 from memtui.home import Home
-from memtui.search.index import SearchIndex, mark_dirty
+from memtui.search.index import SearchIndex
 
 
 class IndexWatcher:

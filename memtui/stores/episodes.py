@@ -8,13 +8,12 @@ back to the conversation that produced it.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memtui import timeutil
-from memtui.db import Database
+from memtui import text, timeutil
+from memtui.db import Database, match_expression
 from memtui.errors import MemtuiError, NotFound
 from memtui.redact import scrub
 from memtui.stores import audit
@@ -159,16 +158,13 @@ def recent(
     return [Episode(**r) for r in rows]
 
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
-
-def fts_query(text: str) -> str:
+def fts_query(query: str) -> str | None:
     """A safe FTS5 MATCH expression: every word quoted, all of them required.
 
     Users type shell commands and paths ("mix phx.server", "a-b"); FTS5 syntax
     characters in them would otherwise be operators or errors.
     """
-    return " ".join(f'"{w}"' for w in _TOKEN.findall(text))
+    return match_expression(text.terms(query), "AND")
 
 
 def search(

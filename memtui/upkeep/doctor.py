@@ -115,4 +115,40 @@ def diagnose(home: Home) -> Report:
         ws = home.workspace(agent)
         add(Check(f"workspace {agent}", "ok" if ws.is_dir() else "fail", str(ws),
                   "" if ws.is_dir() else f"memtui init --home {home.root}"))
+    report.checks.extend(index_checks(home))
     return report
+
+
+def index_checks(home: Home) -> list[Check]:
+    """One check per search index file: readable and sound (``PRAGMA quick_check``), read
+    only. A damaged index is a warning, not a failure: it is derived, and the next
+    search or ``memtui index`` sets it aside and rebuilds it."""
+    out: list[Check] = []
+    folder = home.index_dir
+    for path in sorted(folder.glob("*.sqlite")) if folder.is_dir() else []:
+        agent = path.stem
+        rebuild = (f"memtui index --agent {agent} --rebuild (the damaged file is moved "
+                   f"aside, not deleted)")
+        try:
+            conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        except apsw.Error as exc:
+            out.append(Check(f"index {agent}", "warn", f"{path}: {exc}", rebuild))
+            continue
+        try:
+            problems = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+            problems = [] if problems == ["ok"] else problems
+        except apsw.Error as exc:
+            problems = [f"{type(exc).__name__}: {exc}"]
+        finally:
+            conn.close()
+        out.append(Check(f"index {agent}", "warn" if problems else "ok",
+                         f"{path}: {'; '.join(problems[:3])}" if problems else str(path),
+                         rebuild if problems else ""))
+    aside = sorted(folder.glob("*.damaged-*")) if folder.is_dir() else []
+    kept = [p for p in aside if not p.name.endswith(("-wal", "-shm"))]
+    if kept:
+        out.append(Check("index set aside", "warn",
+                         f"{len(kept)} damaged index file(s) kept: "
+                         + ", ".join(p.name for p in kept[:3]),
+                         f"look into them or delete them from {folder}"))
+    return out

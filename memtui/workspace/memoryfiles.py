@@ -129,6 +129,6 @@ def _mark_index_dirty(home: Home, agent: str) -> None:
     path = home.index_path(agent)
     if not path.exists():
         return
-    from memtui.search.index import mark_dirty
+    from memtui.db import mark_dirty
 
     mark_dirty(path)

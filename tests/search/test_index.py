@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from memtui import timeutil
 from memtui.home import Home
-from memtui.search import engine
-from memtui.search import index as index_mod
+from memtui.search import engine, keyword_side, results, schema, scoring, sync
 from memtui.search.hybrid import Searcher, SearchOptions
 from memtui.search.index import SearchIndex
 from tests.search.conftest import FakeEmbedder, add_transcript, write_transcript
@@ -199,8 +198,7 @@ def test_without_sqlite_vec_numpy_gives_the_same_ranking(home: Home, indexed: Se
                                                          ) -> None:
     want = Searcher(indexed).search("kitten feather toy", SearchOptions(min_score=0.0))
     indexed.close()
-    monkeypatch.setattr(index_mod, "vec_available", lambda db: False)
-    monkeypatch.setattr("memtui.search.hybrid.vec_available", lambda db: False)
+    monkeypatch.setattr(schema, "vec_available", lambda db: False)
     idx = SearchIndex(home, "main", embedder=fake)
     assert idx.check()  # the vector store is part of the fingerprint
     idx.sync()
@@ -212,8 +210,7 @@ def test_without_sqlite_vec_numpy_gives_the_same_ranking(home: Home, indexed: Se
 
 def test_without_fts5_search_is_vector_only(home: Home, indexed: SearchIndex,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memtui.search.hybrid.fts5_available", lambda db: False)
-    monkeypatch.setattr(index_mod, "fts5_available", lambda db: False)
+    monkeypatch.setattr(schema, "fts5_available", lambda db: False)
     res = Searcher(indexed).search("PostgreSQL migration", SearchOptions(min_score=0.0))
     assert res.fallback == "no-fts5" and res.results
     assert res.weights == {"vector": 1.0, "text": 0.0}
@@ -284,50 +281,46 @@ def test_watcher_marks_dirty_once_after_a_burst(home: Home, indexed: SearchIndex
 
 def test_big_indexes_drop_very_common_words_from_the_keyword_query(
         indexed: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    import memtui.search.hybrid as hybrid
-
     s = Searcher(indexed)
-    assert s._match("Ana PostgreSQL") == '"ana" OR "postgresql"'  # small index: all words
-    monkeypatch.setattr(hybrid, "PRUNE_ABOVE", 1)
-    monkeypatch.setattr(hybrid, "COMMON_SHARE", 0.3)
-    assert s._match("Ana PostgreSQL") == '"postgresql"'  # "ana" is in half the chunks
-    assert s._match("Ana Ben") in ('"ana"', '"ben"')  # all common: the rarest stays
+    assert s.keywords.match("Ana PostgreSQL") == '"ana" OR "postgresql"'  # small index: all words
+    monkeypatch.setattr(keyword_side, "PRUNE_ABOVE", 1)
+    monkeypatch.setattr(keyword_side, "COMMON_SHARE", 0.3)
+    assert s.keywords.match("Ana PostgreSQL") == '"postgresql"'  # "ana" is in half the chunks
+    assert s.keywords.match("Ana Ben") in ('"ana"', '"ben"')  # all common: the rarest stays
     assert s.search("Ana PostgreSQL", SearchOptions(min_score=0)).results[0].message_ids == [
         "m4", "m5"]
 
 
 def test_keyword_budget_keeps_the_rarest_words_it_can_afford(
         indexed: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    import memtui.search.hybrid as hybrid
-
-    monkeypatch.setattr(hybrid, "PRUNE_ABOVE", 1)
-    monkeypatch.setattr(hybrid, "COMMON_SHARE", 1.0)
+    monkeypatch.setattr(keyword_side, "PRUNE_ABOVE", 1)
+    monkeypatch.setattr(keyword_side, "COMMON_SHARE", 1.0)
     s = Searcher(indexed)
-    df = {w: s._doc_freq(w) for w in ("ana", "postgresql", "kitten")}
+    df = {w: s.keywords.doc_freq(w) for w in ("ana", "postgresql", "kitten")}
     assert df["postgresql"] == df["kitten"] == 1 and df["ana"] == 2
     indexed.settings.keyword_budget = 2
-    assert s._match("Ana kitten PostgreSQL") == '"kitten" OR "postgresql"'  # 1 + 1 rows
+    assert s.keywords.match("Ana kitten PostgreSQL") == '"kitten" OR "postgresql"'  # 1 + 1 rows
     indexed.settings.keyword_budget = 1
-    assert s._match("Ana kitten PostgreSQL") == '"kitten"'  # rarest first, ties by order
+    assert s.keywords.match("Ana kitten PostgreSQL") == '"kitten"'  # rarest first, ties by order
     indexed.settings.keyword_budget = 0  # no limit
-    assert s._match("Ana kitten PostgreSQL") == '"ana" OR "kitten" OR "postgresql"'
+    assert s.keywords.match("Ana kitten PostgreSQL") == '"ana" OR "kitten" OR "postgresql"'
 
 
 def test_keyword_side_without_join_equals_the_joined_query(indexed: SearchIndex) -> None:
     s = Searcher(indexed)
     everything = SearchOptions(min_score=0.0)
-    assert s._unfiltered(everything)
-    assert not s._unfiltered(SearchOptions(sources=("sessions",)))  # memory chunks exist
-    assert not s._unfiltered(SearchOptions(since="2024-05-02"))
-    match = s._match("kitten PostgreSQL deploy")
+    assert s.keywords.unfiltered(everything)
+    assert not s.keywords.unfiltered(SearchOptions(sources=("sessions",)))  # memory chunks
+    assert not s.keywords.unfiltered(SearchOptions(since="2024-05-02"))
+    match = s.keywords.match("kitten PostgreSQL deploy")
     assert match is not None
-    fast = s._keyword_side(match, 50, everything)
-    where, params = s._filters(everything)
+    fast = s.keywords.bm25(match, 50, everything)
+    where, params = results.filters(everything)
     joined = indexed.db.rows(
         f"SELECT f.rowid, bm25(chunks_fts) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
         f"WHERE chunks_fts MATCH ? {where} ORDER BY bm25(chunks_fts) LIMIT 50", (match, *params))
     assert fast == {int(c): float(b) for c, b in joined}
-    only = s._keyword_side(match, 50, SearchOptions(sources=("memory",)))
+    only = s.keywords.bm25(match, 50, SearchOptions(sources=("memory",)))
     assert only and set(only) < set(fast)
 
 
@@ -380,8 +373,8 @@ def test_warm_searcher_locates_candidates_in_memory_and_follows_syncs(
                 assert hits(warm, q, opts) == hits(Searcher(indexed), q, opts), (q, opts)
 
     same_as_cold()
-    assert warm._places is not None  # the in-memory locations were used
-    assert warm.matrix().scanner is not None  # a small warm matrix: exact in onnxruntime
+    assert warm.vectors.places.generation is not None  # the in-memory locations were used
+    assert warm.vectors.matrix().scanner is not None  # a small warm matrix: exact in onnxruntime
     _write(home, "memory/2024-05-03.md", "# 2024-05-03\n\n- The kitten knocked over the vault\n")
     indexed.sync()
     same_as_cold()  # new chunks located after the index generation changed
@@ -442,9 +435,9 @@ def test_kept_chunks_move_to_their_new_places(indexed: SearchIndex) -> None:
             "SELECT text, pos FROM chunks WHERE file = 'x.md' ORDER BY pos")]
 
     with db.write():
-        assert indexed._replace_chunks(db, item, [a, b, c]) == (3, 0, 0)
+        assert sync.replace_chunks(db, item, [a, b, c]) == (3, 0, 0)
     with db.write():  # a window split in two before b: b and c keep their rows, move on
-        assert indexed._replace_chunks(db, item, [x, y, b, c]) == (2, 1, 2)
+        assert sync.replace_chunks(db, item, [x, y, b, c]) == (2, 1, 2)
     assert places() == [("x", 0), ("y", 1), ("b", 2), ("c", 3)]
 
 
@@ -487,15 +480,23 @@ def test_an_index_from_before_positions_gets_them_in_place(indexed: SearchIndex)
 
 def test_context_two_places_away_is_a_bonus(home: Home, tmp_path: Path,
                                             fake: FakeEmbedder) -> None:
-    from memtui.search.hybrid import Searcher as S
-
     where = {i: ("t.jsonl", "s1", "sessions", i - 1) for i in range(1, 6)}
     where[9] = ("MEMORY.md", "", "memory", 0)
     scored = [(1, 0.9), (3, 0.5), (5, 0.5), (9, 0.5)]
-    smoothed = dict(S._smooth(scored, where, 0.3, (0.4, 0.2)))
+    smoothed = dict(scoring.smooth(scored, where, 0.3, (0.4, 0.2)))
     assert smoothed[3] > smoothed[5]  # 3 is two places from the strong hit 1
     isolated = (0.5 + 0.3 * 0.5 / 3) / 1.7
     assert smoothed[9] == pytest.approx(isolated)  # no context: as without the bonus
-    assert dict(S._smooth(scored, where, 0.3, (0.4, 0.0)))[9] == pytest.approx(isolated)
-    assert max(dict(S._smooth([(1, 1.0), (2, 1.0), (3, 1.0)], where, 0.3,
+    assert dict(scoring.smooth(scored, where, 0.3, (0.4, 0.0)))[9] == pytest.approx(isolated)
+    assert max(dict(scoring.smooth([(1, 1.0), (2, 1.0), (3, 1.0)], where, 0.3,
                               (0.4, 0.2))).values()) == 1.0  # capped
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=80))
+def test_the_keyword_side_runs_the_tested_match_expression(indexed: SearchIndex,
+                                                           query: str) -> None:
+    from memtui.search.query import fts_query
+
+    assert Searcher(indexed).keywords.match(query) == fts_query(query)  # small index

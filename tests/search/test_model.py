@@ -26,7 +26,7 @@ def test_default_query_encoder_is_int8_onnx_close_to_sentence_transformers(
         real_embedder: Any) -> None:
     reference = real_embedder.embed_documents(QUERIES)
     for query, ref in zip(QUERIES, reference, strict=True):
-        real_embedder._query_cache.clear()
+        real_embedder.clear_query_cache()
         fast = real_embedder.embed_query(query)
         assert fast.dtype == np.float32 and fast.shape == (384,)
         assert abs(float(np.linalg.norm(fast)) - 1) < 1e-5
@@ -67,13 +67,13 @@ def test_without_onnxruntime_queries_use_the_numpy_encoder(
     monkeypatch.setattr(onnx_query, "available", lambda: False)
     emb = LocalEmbedder()
     vec = emb.embed_query("When did Melanie paint a sunrise?")
-    assert type(emb._query_encoder()) is NumpyEncoder
+    assert type(emb.query_encoder()) is NumpyEncoder
     assert emb.query_encoder_name == "numpy fp32 (onnxruntime is missing)"
     assert abs(float(np.linalg.norm(vec)) - 1) < 1e-5
 
 
 def test_query_vectors_are_cached_by_word_pieces(real_embedder: Any) -> None:
-    real_embedder._query_cache.clear()
+    real_embedder.clear_query_cache()
     first = real_embedder.embed_query("When did Melanie paint a sunrise?")
     again = real_embedder.embed_query("when did   melanie paint a SUNRISE ?")  # same pieces
     assert again is first and not first.flags.writeable
@@ -82,7 +82,7 @@ def test_query_vectors_are_cached_by_word_pieces(real_embedder: Any) -> None:
 
 
 def test_long_text_is_windowed_not_truncated(real_embedder: Any) -> None:
-    model = real_embedder._model()
+    model = real_embedder.sentence_model()
     assert model.max_seq_length == 512  # raised from the default 256
     head = "The quarterly budget review covered travel costs and hiring plans. " * 60
     tail = "Our cat Pixel loves chasing the red laser pointer around the kitchen. " * 25
@@ -155,7 +155,8 @@ def test_cached_query_encoder_loads_without_the_onnx_package(tmp_path: Path) -> 
         "from memtui.search.encoders.embedder import LocalEmbedder\n"
         "e = LocalEmbedder()\n"
         "v = e.embed_query('deploy to production')\n"
-        "print(e.query_encoder_name, e._query.from_cache, 'onnx' in sys.modules, v.shape)\n"
+        "print(e.query_encoder_name, e.query_encoder().from_cache, 'onnx' in sys.modules,"
+        " v.shape)\n"
     )
     env = {**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)}
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

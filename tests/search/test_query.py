@@ -1,4 +1,9 @@
-"""Any query text is safe in FTS5; the keyword score is a correct monotone map of bm25."""
+"""Any query text is safe in FTS5; the keyword score is a correct monotone map of bm25.
+
+``query.fts_query`` is the expression the searcher's keyword side runs
+(``KeywordSide.match`` only narrows its words on big indexes; a test in test_index
+pins that the two agree).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.search.hybrid import keyword_score, snippet
 from memtui.search.query import content_terms, fts_query, terms
+from memtui.search.scoring import keyword_score, snippet
 
 NASTY = ['"', '""', "'", "NEAR(a b)", "a NEAR b", "col:value", "text:deploy", "*", "deploy*",
          "AND", "a AND b", "NOT x", "OR", "(", ")", "^start", "-minus", "+plus", "{a b}",

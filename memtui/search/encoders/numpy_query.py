@@ -1,11 +1,11 @@
 """A numpy forward pass of BERT-style sentence encoders (MiniLM), for fast query embedding.
 
 Embedding one short query with sentence-transformers costs an import of torch and
-transformers (seconds) and ~12 ms of framework overhead per call on a 2-core box. The
-same arithmetic in numpy, single-threaded (BLAS threads only add overhead for a
-dozen tokens), gives the same vector (cosine > 0.99999 to the torch result, tested) in
-a few milliseconds, and loads in a fraction of a second from the model's own
-``tokenizer.json`` and ``model.safetensors``.
+transformers and a framework overhead per call larger than the arithmetic itself. The
+same arithmetic in numpy, single-threaded (BLAS threads only add overhead for a dozen
+tokens), gives the same vector (cosine > 0.99999 to the torch result, tested) without
+either, and loads from the model's own ``tokenizer.json`` and ``model.safetensors``
+(docs/search.md has the timings).
 
 Documents are still embedded with sentence-transformers, which batches far better.
 Only mean pooling followed by L2 normalisation (all-MiniLM-L6-v2's pipeline) is
@@ -29,7 +29,7 @@ _ERF_A = tuple(np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -
                                        0.254829592))
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: np.ndarray) -> np.ndarray:
     """Exact (erf) GELU of float32 ``x``, computed in place (``x`` is returned).
 
     ``0.5 x (1 + erf(x / √2)) = max(x, 0) - 0.5 |x| erfc(|x| / √2)``, with erfc to
@@ -194,7 +194,7 @@ class NumpyEncoder:
             x = _layer_norm(y, b["ln1_w"], b["ln1_b"], self.eps)
             h = x @ b["i"]
             h += b["i_b"]
-            y = _gelu(h) @ b["out"]
+            y = gelu(h) @ b["out"]
             y += b["out_b"]
             y += x
             x = _layer_norm(y, b["ln2_w"], b["ln2_b"], self.eps)

@@ -1,26 +1,21 @@
 """The query encoder's six transformer layers as an ONNX Runtime graph, int8 by default.
 
 A fresh query embedding is most of a warm search's time: with numpy (``numpy_query``) the
-24 float32 matrix products of all-MiniLM-L6-v2 cost ~7 ms of one core of this box, and
-its 42 MB of layer weights do not stay in the 32 MB L3 between searches. ONNX Runtime's
-``DynamicQuantizeMatMul`` multiplies the activations, quantised per call to uint8, by
-int8 weights quantised per output column: a quarter of the weight memory (10.6 MB) and
-integer kernels: ~2.7 ms per LoCoMo question on one core (matrix products 2.4 ms,
-attention, LayerNorm and GELU the rest), 1.4-2.2 ms on two. The query vector differs
-from the float32 one by a cosine of 0.994 on average (≥ 0.989 on the LoCoMo questions)
-while documents keep their float32 sentence-transformers vectors: LoCoMo R@10 0.757 instead of 0.767
-(docs/search.md). ``precision="fp32"`` builds the same graph with float matrix products
-(cosine 1.0 to sentence-transformers, ~5-6 ms). Measured and rejected: 8-bit
-``MatMulNBits`` (cosine 0.9997 but 7.8 ms, no fast kernel here), 4-bit (0.964, 5.9 ms),
-SmoothQuant-style activation scaling (cosine 0.995-0.997, R@10 within one question of
-plain int8, and fragile: one calibration setting gave 0.83).
+24 float32 matrix products of all-MiniLM-L6-v2 dominate, and its 42 MB of layer weights
+do not stay in a typical L3 between searches. ONNX Runtime's ``DynamicQuantizeMatMul``
+multiplies the activations, quantised per call to uint8, by int8 weights quantised per
+output column: a quarter of the weight memory and integer kernels. The query vector
+differs slightly from the float32 one (cosine ≈ 0.99) while documents keep their float32
+sentence-transformers vectors, at a small cost in recall. ``precision="fp32"`` builds
+the same graph with float matrix products (cosine 1.0 to sentence-transformers, slower).
+8-bit ``MatMulNBits``, 4-bit weights and SmoothQuant-style activation scaling were
+measured and rejected. docs/search.md has every figure.
 
-The graph is built from the model's own weights (no exporter, no torch) in ~0.2 s and
-kept in the user's cache folder (``~/.cache/memtui/query-encoders/``, keyed by the
-weights file, the precision and the builder's source; safe to delete): a later process
-loads it without importing ``onnx`` or the layer weights, so a one-shot ``memtui
-search`` starts as fast as with the numpy encoder (~0.43 s here). A damaged file is
-rebuilt.
+The graph is built from the model's own weights (no exporter, no torch) and kept in the
+user's cache folder (``~/.cache/memtui/query-encoders/``, keyed by the weights file, the
+precision and the builder's source; safe to delete): a later process loads it without
+importing ``onnx`` or the layer weights, so a one-shot ``memtui search`` starts as fast
+as with the numpy encoder. A damaged file is rebuilt.
 
 The word-piece lookup stays in numpy (it touches a dozen rows of a 47 MB table); the
 graph takes the summed embeddings ``x`` [n, hidden], normalises them, runs the layers
@@ -44,9 +39,9 @@ from memtui.search.encoders.numpy_query import NumpyEncoder
 
 PRECISIONS = QUERY_PRECISIONS
 THREADS = 2
-"""Intra-op threads of a query's run: two spinning threads take an int8 LoCoMo question
-from 2.8 to 2.0 ms (4 ms of CPU); inside a search, where the keyword side holds the other
-core for ~0.8 ms of it, the whole query still gains ~0.6 ms."""
+"""Intra-op threads of a query's run: two spinning threads shorten an int8 query embedding
+even inside a search, where the keyword side holds the other core for part of it
+(docs/search.md)."""
 OPSET = 20  # Gelu is an ONNX op from opset 20
 MS_DOMAIN = "com.microsoft"
 
@@ -73,11 +68,11 @@ def session_options(threads: int) -> Any:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # With one thread the run happens on the caller's thread; with more, helper threads
     # spin between the graph's nodes (without spinning, waking them costs more than a
-    # second core gains: 3.0 ms instead of 2.8 for a query embedding)...
+    # second core gains)...
     options.add_session_config_entry("session.intra_op.allow_spinning",
                                      "1" if threads > 1 else "0")
     # ...but not after the run: a helper still spinning would take a core from the rest
-    # of the search (measured: the worker thread started 0.7 ms late)
+    # of the search (the keyword side's worker thread started late)
     options.add_session_config_entry("session.force_spinning_stop", "1")
     options.log_severity_level = 3
     return options
