@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "get": ("memtui.cli.memory", "get"),
     "remember": ("memtui.cli.memory", "remember"),
     "forget": ("memtui.cli.forget", "forget"),
+    "context": ("memtui.cli.context", "context"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 
