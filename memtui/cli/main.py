@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remember": ("memtui.cli.memory", "remember"),
     "forget": ("memtui.cli.forget", "forget"),
     "context": ("memtui.cli.context", "context"),
+    "prune": ("memtui.cli.compaction", "prune"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

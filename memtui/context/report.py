@@ -180,6 +180,20 @@ def build_report(home: Home, agent: str, path: Path | None, acct: Accountant, *,
         last_call=acct.last_call, read_at=timeutil.now(), notes=notes)
 
 
+def inspect(home: Home, agent: str, session: Path | None = None, *,
+            client: Any = None) -> tuple[ContextReport, Accountant]:
+    """The report and the Accountant behind it (pruning and compaction work on its items)."""
+    path = resolve_session(home, agent, session)
+    acct, read = account(path)
+    group = is_group_session(home, path)
+    boot = load_bootstrap(home, agent, group=group)
+    messages = len({item.turn_id for item in acct.items})
+    report = build_report(home, agent, path, acct, fmt=read.result.format, model=read.model,
+                          boot=boot, group=group, messages=messages,
+                          problems=len(read.result.problems), client=client)
+    return report, acct
+
+
 def context_report(home: Home, agent: str, session: Path | None = None, *,
                    client: Any = None) -> ContextReport:
     """The window of ``agent``'s session (default: its newest transcript).
@@ -187,11 +201,4 @@ def context_report(home: Home, agent: str, session: Path | None = None, *,
     ``client``: an Anthropic client for [context] token_counter = "anthropic" (tests pass
     one over a mocked transport; otherwise a real one is made when needed).
     """
-    path = resolve_session(home, agent, session)
-    acct, read = account(path)
-    group = is_group_session(home, path)
-    boot = load_bootstrap(home, agent, group=group)
-    messages = len({item.turn_id for item in acct.items})
-    return build_report(home, agent, path, acct, fmt=read.result.format, model=read.model,
-                        boot=boot, group=group, messages=messages,
-                        problems=len(read.result.problems), client=client)
+    return inspect(home, agent, session, client=client)[0]
