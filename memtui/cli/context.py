@@ -180,3 +180,42 @@ def status(ctx: click.Context, agent: str | None, session: Path | None, follow: 
         if update is not None:
             click.echo(update.status_line())
         time.sleep(interval)
+
+
+@context.command()
+@agent_option
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.pass_context
+def compactions(ctx: click.Context, agent: str | None, limit: int, as_json: bool) -> None:
+    """The flight recorder: every compaction, the agent's own and memtui's."""
+    from rich.text import Text
+
+    from memtui.context.compaction import flight_recorder
+
+    home = home_of(ctx)
+    db = home.open_db()
+    try:
+        name = home.agent(agent, db)
+    finally:
+        db.close()
+    records = flight_recorder(home, name, limit=limit)
+    if as_json:
+        emit_json(records)
+        return
+    out = console()
+    if not records:
+        out.print(Text(f"No compactions recorded for {name}."))
+    for r in records:
+        before = f"~{r.tokens_before:,}" if r.tokens_before is not None else "?"
+        after = f"~{r.tokens_after:,}" if r.tokens_after is not None else "?"
+        line = Text(f"{r.at}  {r.by:<6} {Path(r.session).name} #{r.entry}  {before} → {after}",
+                    style="bold")
+        out.print(line)
+        if r.flushed:
+            out.print(Text(f"  flushed: {r.flushed.get('status')} "
+                           f"{r.flushed.get('reason', '')}", style="dim"))
+        for item in r.items:
+            mark = "in memory" if item["in_memory"] else "NOT in memory"
+            out.print(Text(f"  {item['category']:<8} {item['ref']:<14} {mark}: "
+                           f"{item['summary']}"))

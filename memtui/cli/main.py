@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "forget": ("memtui.cli.forget", "forget"),
     "context": ("memtui.cli.context", "context"),
     "prune": ("memtui.cli.compaction", "prune"),
+    "flush": ("memtui.cli.compaction", "flush"),
+    "compact-session": ("memtui.cli.compaction", "compact_session"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

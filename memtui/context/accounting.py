@@ -93,15 +93,22 @@ class Accountant:
     compactions: int = 0
     last_call: datetime | None = None
     calls: dict[str, str] = field(default_factory=dict)
+    overhead: int = 0
+    """What the last usage before a compaction measured beyond the conversation (system
+    prompt, tool schemas): the estimate for it until the next model call reports usage."""
+    turns: dict[str, Turn] = field(default_factory=dict)
+    """Every turn fed, by id (regions name their messages, lines and offsets from it)."""
     _positions: dict[str, int] = field(default_factory=dict)
 
     def feed(self, turns: Iterable[Turn], first_kept: dict[str, str] | None = None) -> None:
         """Add turns; ``first_kept`` maps an OpenClaw compaction's id to its firstKeptEntryId."""
         for turn in turns:
             if turn.kind == "compaction":
+                self.turns[turn.id] = turn
                 self._compact(turn, (first_kept or {}).get(turn.id))
                 continue
             self._positions.setdefault(turn.id, len(self.items))
+            self.turns[turn.id] = turn
             for item, text in self._parts(turn):
                 self.items.append(item)
                 self.texts.append(text)
@@ -118,6 +125,9 @@ class Accountant:
     def _compact(self, turn: Turn, first_kept: str | None) -> None:
         """Drop what the compaction summarised; its summary opens the window."""
         self.compactions += 1
+        if self.anchor is not None:
+            covered = sum(i.tokens for i in self.items[: self.anchor.items])
+            self.overhead = max(0, self.anchor.tokens - covered)
         keep_from = self._positions.get(first_kept, len(self.items)) if first_kept else len(
             self.items)
         kept, kept_texts = self.items[keep_from:], self.texts[keep_from:]

@@ -69,6 +69,7 @@ class ContextFollower:
             view = copy.copy(self.acct)
             view.items, view.texts = list(self.acct.items), list(self.acct.texts)
             view.calls, view._positions = dict(self.acct.calls), dict(self.acct._positions)
+            view.turns = dict(self.acct.turns)
             peek = read_window(self.path, start_offset=self.offset, start_line=self.line,
                                final=True)
             view.feed(peek.result.turns, peek.first_kept)

@@ -147,8 +147,8 @@ def build_report(home: Home, agent: str, path: Path | None, acct: Accountant, *,
         system_rest = max(0, acct.anchor.tokens - conversation - boot_tokens)
     else:
         exact_tokens = tail_tokens if counted_by == "anthropic" else 0
-        estimated = boot_tokens + (0 if counted_by == "anthropic" else tail_tokens)
-        system_rest = 0
+        system_rest = max(0, acct.overhead - boot_tokens)
+        estimated = boot_tokens + system_rest + (0 if counted_by == "anthropic" else tail_tokens)
         if not acct.items:
             notes.append("no messages in the window yet")
         elif acct.compactions:

@@ -45,7 +45,7 @@ def resolve_session(home: Home, agent: str, session: Path | None) -> Path:
     """The named session file (which must exist), else the agent's newest."""
     if session is None:
         return newest_session(home, agent)
-    path = Path(session).expanduser()
+    path = Path(session).expanduser().absolute()
     if not path.is_file():
         raise NotFound(f"no transcript file at {path}")
     return path
