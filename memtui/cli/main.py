@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "prune": ("memtui.cli.compaction", "prune"),
     "flush": ("memtui.cli.compaction", "flush"),
     "compact-session": ("memtui.cli.compaction", "compact_session"),
+    "recover": ("memtui.cli.recover", "recover"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

@@ -1,0 +1,55 @@
+"""`memtui recover` and `memtui heartbeat`: reloading context, and waking a stalled agent."""
+
+from __future__ import annotations
+
+import click
+
+from memtui.cli.common import console, emit_json, home_of, json_option
+
+
+@click.command()
+@click.argument("agent", required=False)
+@click.option("--tier", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="0 state + rejections, 1 + last 30 messages, 2 + today's recap, 3 + the "
+                   "full log.")
+@click.option("--budget", type=click.IntRange(min=0), help="Most tokens to print (default: "
+              "[context] recovery_budget_tokens).")
+@click.option("--group", "group", flag_value=True, default=None,
+              help="Assemble for a group or shared session (no private memory).")
+@click.option("--markdown", is_flag=True, help="Print the context as markdown for an agent.")
+@json_option
+@click.pass_context
+def recover(ctx: click.Context, agent: str | None, tier: int, budget: int | None,
+            group: bool | None, markdown: bool, as_json: bool) -> None:
+    """Print AGENT's recovery context for a tier, within a token budget."""
+    from rich.text import Text
+
+    from memtui.context.recovery import recover as run
+
+    home = home_of(ctx)
+    db = home.open_db()
+    try:
+        name = home.agent(agent, db)
+    finally:
+        db.close()
+    result = run(home, name, tier, budget=budget, group=group)
+    if as_json:
+        emit_json(result)
+    elif markdown and not result.refused:
+        click.echo(result.as_markdown(), nl=False)
+    else:
+        out = console()
+        head = Text(f"Recovery for {result.agent}, tier {result.tier}", style="bold")
+        head.append(f" (~{result.tokens:,} tokens of {result.budget:,}"
+                    + (", group session" if result.group else "") + ")", style="dim")
+        out.print(head)
+        for title, lines in result.sections:
+            out.print(Text(f"\n{title}", style="bold"))
+            for line in lines:
+                out.print(Text(f"  {line}"))
+        for note in result.cut:
+            out.print(Text(f"note: {note}", style="dim"))
+        if result.refused:
+            out.print(Text(result.reason, style="red"))
+    if result.refused:
+        ctx.exit(1)
