@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "flush": ("memtui.cli.compaction", "flush"),
     "compact-session": ("memtui.cli.compaction", "compact_session"),
     "recover": ("memtui.cli.recover", "recover"),
+    "heartbeat": ("memtui.cli.recover", "heartbeat"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

@@ -53,3 +53,57 @@ def recover(ctx: click.Context, agent: str | None, tier: int, budget: int | None
             out.print(Text(result.reason, style="red"))
     if result.refused:
         ctx.exit(1)
+
+
+@click.command()
+@click.option("--agent", "agent", help="The agent (default: the configured one).")
+@click.option("--deliver", type=click.Choice(["dry-run", "command", "anthropic"]),
+              help="dry-run shows what would be sent (default: [heartbeat] deliver).")
+@click.option("--costs", is_flag=True, help="Show heartbeat runs, tokens and cost per day.")
+@json_option
+@click.pass_context
+def heartbeat(ctx: click.Context, agent: str | None, deliver: str | None, costs: bool,
+              as_json: bool) -> None:
+    """Wake the agent with its HEARTBEAT.md and where it left off, or stay quiet."""
+    from rich.text import Text
+
+    from memtui.context.heartbeat import heartbeat_costs, run_heartbeat
+
+    home = home_of(ctx)
+    db = home.open_db()
+    try:
+        name = home.agent(agent, db)
+    finally:
+        db.close()
+    out = console()
+    if costs:
+        days = heartbeat_costs(home, name)
+        if as_json:
+            emit_json(days)
+            return
+        for d in days:
+            out.print(Text(f"{d.day}  {d.runs:>3} runs  ~{d.tokens:,} tokens  "
+                           f"${d.cost_usd:.4f}"))
+        if not days:
+            out.print(Text(f"No heartbeat runs for {name} in the last 7 days."))
+        return
+    result = run_heartbeat(home, name, deliver or home.settings.heartbeat.deliver)
+    if as_json:
+        emit_json(result)
+    else:
+        head = Text(f"Heartbeat for {result.agent} ({result.deliver}): {result.outcome}",
+                    style="bold")
+        head.append(f" — {result.reason}", style="dim")
+        out.print(head)
+        if result.decision:
+            out.print(Text(f"Decision: {result.decision}"))
+        if result.outcome == "dry-run":
+            out.print(Text(result.prompt))
+        if result.shown:
+            out.print(Text(result.shown, style="yellow"))
+        if result.tokens_in or result.tokens_out:
+            mark = "" if result.exact_tokens else "~"
+            out.print(Text(f"Tokens {mark}{result.tokens_in:,} in, {mark}{result.tokens_out:,} "
+                           f"out · est. ${result.cost_usd:.4f}", style="dim"))
+    if result.outcome == "failed":
+        ctx.exit(1)
