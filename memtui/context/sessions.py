@@ -51,17 +51,25 @@ def resolve_session(home: Home, agent: str, session: Path | None) -> Path:
     return path
 
 
-def scan_model(path: Path, start: int = 0) -> str | None:
-    """The last model named in the file from byte ``start`` on (None when none is)."""
+def scan_model(path: Path, start: int = 0, chunk: int = 1 << 16) -> str | None:
+    """The last model named in the file from byte ``start`` on (None when none is).
+
+    Reads backwards a chunk at a time: the last assistant message names its model, so
+    this usually reads one chunk however long the transcript is.
+    """
     with path.open("rb") as fh:
-        fh.seek(start)
-        data = fh.read()
-    model = None
-    for match in _MODEL.finditer(data):
-        name = match.group(1).decode("utf-8", "replace")
-        if name and not name.startswith("<"):
-            model = name
-    return model
+        end = fh.seek(0, 2)
+        while end > start:
+            begin = max(start, end - chunk)
+            fh.seek(begin)
+            # 256 bytes of overlap: a match split across two chunks is found whole.
+            data = fh.read(end - begin + 256)
+            found = [m.group(1).decode("utf-8", "replace") for m in _MODEL.finditer(data)
+                     if not m.group(1).startswith(b"<")]
+            if found:
+                return found[-1]
+            end = begin
+    return None
 
 
 def is_group_session(home: Home, path: Path) -> bool:

@@ -81,11 +81,11 @@ class Writer:
         """A user request, a tool call and its result, and the assistant's answer."""
         call_id = f"toolu_{self.n:06d}"
         name = self.rng.choice(["exec", "read", "web_fetch"])
-        size = self.rng.randint(4_500, 16_000) if big else self.rng.randint(150, 2_000)
+        size = self.rng.randint(4_500, 12_000) if big else self.rng.randint(100, 1_200)
         return [self.user(self.text(self.rng.randint(60, 300))),
                 self.assistant("Checking.", (call_id, name, {"command": self.text(40)})),
                 self.result(call_id, name, self.text(size)),
-                self.assistant(self.text(self.rng.randint(200, 900)))]
+                self.assistant(self.text(self.rng.randint(100, 600)))]
 
 
 def entries(tokens: int, seed: int = 7) -> Iterator[dict[str, Any]]:
@@ -94,7 +94,7 @@ def entries(tokens: int, seed: int = 7) -> Iterator[dict[str, Any]]:
     yield from w.header()
     i = 0
     while w.chars // 4 < tokens:
-        yield from w.exchange(big=i % 4 == 0)
+        yield from w.exchange(big=i % 6 == 0)
         i += 1
 
 
