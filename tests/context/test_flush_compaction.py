@@ -147,3 +147,29 @@ def test_cli_flush_and_compact_session(home: Home, ops: Path) -> None:
     assert json.loads(applied.stdout)["status"] == "applied"
     listing = run_cli("context", "compactions", "--agent", "ops", home=home)
     assert "memtui" in listing.stdout and "in memory" in listing.stdout
+
+
+def test_the_anthropic_summarizer_makes_one_call_with_memory_and_the_region(
+        home: Home, ops: Path) -> None:
+    import anthropic
+    import httpx2
+
+    seen: list[dict[str, object]] = []
+    answer = "## Goal\nShip 2.3.\n## Constraints\n- none\n"
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json={
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+            "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 10, "output_tokens": 5}})
+
+    client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2.Client(
+        transport=httpx2.MockTransport(handler)))
+    configure(home, 'summarizer = "anthropic"')
+    result = compact_session(home, ops, client=client)
+    assert result.summary == answer
+    [body] = seen
+    prompt = body["messages"][0]["content"]  # type: ignore[index]
+    assert body["model"] == home.settings.context.summary_model
+    assert "2.3 goes out Tuesday" in prompt and "## Critical Context" in prompt
