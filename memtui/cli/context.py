@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memtui.cli.common import console, emit_json, home_of
+from memtui.cli.common import console, emit_json, home_of, json_option, limit_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -121,19 +121,30 @@ def context() -> None:
 @context.command("list")
 @agent_option
 @session_option
+@json_option
 @click.pass_context
-def list_cmd(ctx: click.Context, agent: str | None, session: Path | None) -> None:
+def list_cmd(ctx: click.Context, agent: str | None, session: Path | None,
+             as_json: bool) -> None:
     """What is injected and what fills the window, with sizes."""
-    render(console(), _report(ctx, agent, session), detail=False)
+    report = _report(ctx, agent, session)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        render(console(), report, detail=False)
 
 
 @context.command()
 @agent_option
 @session_option
+@json_option
 @click.pass_context
-def detail(ctx: click.Context, agent: str | None, session: Path | None) -> None:
+def detail(ctx: click.Context, agent: str | None, session: Path | None, as_json: bool) -> None:
     """The list, plus the top 30 items of each kind."""
-    render(console(), _report(ctx, agent, session), detail=True)
+    report = _report(ctx, agent, session)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        render(console(), report, detail=True)
 
 
 @context.command("json")
@@ -151,7 +162,7 @@ def json_cmd(ctx: click.Context, agent: str | None, session: Path | None) -> Non
 @click.option("--follow", is_flag=True, help="Keep the line current as the transcript grows.")
 @click.option("--interval", type=float, default=1.0, show_default=True,
               help="Seconds between checks with --follow.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@json_option
 @click.pass_context
 def status(ctx: click.Context, agent: str | None, session: Path | None, follow: bool,
            interval: float, as_json: bool) -> None:
@@ -184,8 +195,8 @@ def status(ctx: click.Context, agent: str | None, session: Path | None, follow: 
 
 @context.command()
 @agent_option
-@click.option("--limit", type=int, default=20, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@limit_option(20, "Most compactions to list.")
+@json_option
 @click.pass_context
 def compactions(ctx: click.Context, agent: str | None, limit: int, as_json: bool) -> None:
     """The flight recorder: every compaction, the agent's own and memtui's."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
-from memtui.cli.common import console, emit_json, home_of, json_option
+from memtui.cli.common import agent_option, console, emit_json, home_of, json_option, one_agent
+from memtui.errors import ExitCode
 
 
 @click.command()
 @click.argument("agent", required=False)
+@agent_option
 @click.option("--tier", type=click.IntRange(0, 3), default=0, show_default=True,
               help="0 state + rejections, 1 + last 30 messages, 2 + today's recap, 3 + the "
                    "full log.")
@@ -19,9 +21,11 @@ from memtui.cli.common import console, emit_json, home_of, json_option
 @click.option("--markdown", is_flag=True, help="Print the context as markdown for an agent.")
 @json_option
 @click.pass_context
-def recover(ctx: click.Context, agent: str | None, tier: int, budget: int | None,
-            group: bool | None, markdown: bool, as_json: bool) -> None:
-    """Print AGENT's recovery context for a tier, within a token budget."""
+def recover(ctx: click.Context, agent: str | None, agent_opt: str | None, tier: int,
+            budget: int | None, group: bool | None, markdown: bool, as_json: bool) -> None:
+    """Print AGENT's recovery context for a tier, within a token budget.
+
+    A tier that would push the window past the flush threshold is refused (exit 3)."""
     from rich.text import Text
 
     from memtui.context.recovery import recover as run
@@ -29,7 +33,7 @@ def recover(ctx: click.Context, agent: str | None, tier: int, budget: int | None
     home = home_of(ctx)
     db = home.open_db()
     try:
-        name = home.agent(agent, db)
+        name = home.agent(one_agent(agent, agent_opt), db)
     finally:
         db.close()
     result = run(home, name, tier, budget=budget, group=group)
@@ -52,7 +56,7 @@ def recover(ctx: click.Context, agent: str | None, tier: int, budget: int | None
         if result.refused:
             out.print(Text(result.reason, style="red"))
     if result.refused:
-        ctx.exit(1)
+        ctx.exit(ExitCode.NEGATIVE)
 
 
 @click.command()

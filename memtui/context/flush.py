@@ -17,7 +17,7 @@ from memtui.context.region import region
 from memtui.context.report import inspect
 from memtui.context.sessions import agent_transcripts
 from memtui.home import Home
-from memtui.stores import context_log
+from memtui.stores import context_log, ledger
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,9 @@ def region_check(home: Home, agent: str, path: Path, turns: list[Any]
     db = home.open_db()
     try:
         with db.read():
-            mark = context_log.watermark_offset(db, str(path))
+            mark = ledger.offset(db, str(path))
             if mark is None:
-                mark = context_log.watermark_offset(db, str(path.absolute()))
+                mark = ledger.offset(db, str(path.absolute()))
             found = context_log.region_entries(db, agent, [t.id for t in turns])
     finally:
         db.close()

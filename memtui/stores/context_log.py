@@ -125,12 +125,6 @@ def compactions(db: Database, agent: str | None = None, limit: int = 50
     return [_compaction(r) for r in rows]
 
 
-def watermark_offset(db: Database, path: str) -> int | None:
-    """How far the stenographer has read a transcript file (None: never)."""
-    value = db.scalar("SELECT offset FROM source_files WHERE path = ?", (path,))
-    return None if value is None else int(value)
-
-
 def region_entries(db: Database, agent: str, entries: Sequence[str],
                    categories: Sequence[str] = ("decision", "rejected")) -> list[RegionEntry]:
     """State entries of ``categories`` and tombstones made from the given message ids."""

@@ -147,5 +147,10 @@ def test_cli_recover(home: Home) -> None:
     out = run_cli("recover", "ops", "--tier", "1", home=home)
     assert out.returncode == 0, out.stderr
     assert "Rejected: Redis cache" in out.stdout and "tokens" in out.stdout
+    same = run_cli("recover", "--agent", "ops", "--tier", "1", home=home)
+    assert same.stdout == out.stdout
     bad = run_cli("recover", "ops", "--tier", "5", home=home)
     assert bad.returncode == 1
+    configure(home, "[context]\nwindow_tokens = 30000\nmodel_windows = {}")
+    refused = run_cli("recover", "ops", "--tier", "3", home=home)
+    assert refused.returncode == 3 and "flush threshold" in refused.stdout
