@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +24,35 @@ class ContextFollower:
     first call always returns one), else None. A Claude Code message that may still grow
     is not consumed: it is read again, on top of what was consumed, at every poll until
     it is complete, so its usage counts as soon as it is written.
+
+    Without ``session`` it follows the agent's newest transcript, looking for a newer one
+    at most every ``rescan_seconds`` (a new session starts a new window).
     """
 
     def __init__(self, home: Home, agent: str, session: Path | None = None, *,
-                 client: Any = None) -> None:
+                 client: Any = None, rescan_seconds: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.home = home
         self.agent = agent
+        self.fixed = session is not None
         self.path = resolve_session(home, agent, session)
         self.client = client
+        self.rescan_seconds = rescan_seconds
+        self.clock = clock
+        self._rescanned = clock()
         self.group = is_group_session(home, self.path)
         self._reset()
+
+    def _newest(self) -> None:
+        """Switch to a newer transcript of the agent, if one has appeared."""
+        if self.fixed or self.clock() - self._rescanned < self.rescan_seconds:
+            return
+        self._rescanned = self.clock()
+        newest = resolve_session(self.home, self.agent, None)
+        if newest != self.path:
+            self.path = newest
+            self.group = is_group_session(self.home, newest)
+            self._reset()
 
     def _reset(self) -> None:
         self.acct = Accountant()
@@ -43,6 +64,7 @@ class ContextFollower:
         self._seen: tuple[int, int] | None = None
 
     def poll(self) -> ContextReport | None:
+        self._newest()
         st = self.path.stat()
         seen = (st.st_size, st.st_mtime_ns)
         if seen == self._seen:

@@ -96,3 +96,23 @@ def test_a_failed_count_falls_back_to_the_estimate(home: Home, tmp_path: Path) -
     report = context_report(home, "ops", live, client=client)
     assert not report.exact and report.counted_by == "estimate"
     assert any("token counting failed" in n for n in report.notes)
+
+
+def test_without_a_session_the_follower_moves_to_a_newer_transcript(home: Home) -> None:
+    import os
+
+    from tests.context.conftest import OPS_PLAIN, register
+
+    [old] = register(home, "ops", OPS_COMPACTED)
+    os.utime(old, (1_000, 1_000))
+    now = [0.0]
+    follower = ContextFollower(home, "ops", rescan_seconds=5, clock=lambda: now[0])
+    first = follower.poll()
+    assert first is not None and first.session == old
+    [new] = register(home, "ops", OPS_PLAIN)
+    now[0] = 2.0
+    assert follower.poll() is None  # not time to look yet
+    now[0] = 6.0
+    moved = follower.poll()
+    assert moved is not None and moved.session == new
+    assert moved.used == context_report(home, "ops", new).used
