@@ -177,6 +177,92 @@ class SearchSettings:
     )
 
 
+KNOWN_MODEL_WINDOWS = {
+    "claude-opus-4": 200_000, "claude-sonnet-4": 200_000, "claude-haiku-4": 200_000,
+    "claude-3-7-sonnet": 200_000, "claude-3-5-sonnet": 200_000, "claude-3-5-haiku": 200_000,
+    "claude-3-opus": 200_000, "claude-3-haiku": 200_000, "gpt-5": 400_000,
+    "gpt-4.1": 1_047_576, "gpt-4o": 128_000, "o3": 200_000, "o4-mini": 200_000,
+    "gemini-2.5-pro": 1_048_576, "gemini-2.5-flash": 1_048_576,
+}
+"""Context windows of known models by name prefix (the longest matching prefix wins)."""
+
+
+@dataclass
+class ContextSettings:
+    """[context]: the context window: accounting, pruning, flush, compaction and recovery."""
+
+    window_tokens: int = setting(
+        200_000, "Window size when the transcript names no model found in model_windows.")
+    model_windows: dict[str, int] = setting(
+        KNOWN_MODEL_WINDOWS, "Model name (or prefix) to window tokens; the longest prefix wins.")
+    token_counter: str = setting(
+        "estimate", "estimate (chars/4 after the last reported usage) or anthropic (the "
+        "token-counting API, for the part the transcript has no numbers for).")
+    counter_model: str = setting(
+        "claude-sonnet-4-6", "Model the token-counting API is asked about when the transcript "
+        "names none.")
+    bootstrap_max_chars: int = setting(
+        20_000, "Most characters of one workspace file injected (70% head + 20% tail beyond).")
+    bootstrap_files: list[str] = setting(
+        ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
+         "BOOTSTRAP.md", "MEMORY.md"], "Workspace files the agent injects, in order.")
+    tools_file: str = setting(
+        "", "JSON list of the agent's tool schemas (relative to the workspace; empty: none).")
+    reserve_tokens_floor: int = setting(
+        20_000, "Tokens kept free for the reply; compaction starts at window minus this.")
+    soft_threshold_tokens: int = setting(
+        4_000, "The flush runs this many tokens before compaction would start.")
+    keep_recent_tokens: int = setting(
+        20_000, "Compaction keeps about this many of the most recent tokens verbatim.")
+    summarizer: str = setting(
+        "local", "Compaction summaries: local (from memory.db and the region) or anthropic.")
+    summary_model: str = setting("claude-sonnet-4-6", "Model for anthropic summaries.")
+    prune_mode: str = setting("cache-ttl", "Session pruning: off or cache-ttl.")
+    prune_ttl_seconds: int = setting(
+        300, "cache-ttl: prune only when the last model call is older than this.")
+    keep_last_assistants: int = setting(
+        3, "Tool results of the last N assistant messages are never pruned.")
+    soft_trim_ratio: float = setting(0.3, "Soft-trim tool results above this share of the window.")
+    hard_clear_ratio: float = setting(0.5, "Clear old tool results above this share of the window.")
+    soft_trim_max_chars: int = setting(4_000, "Tool results longer than this are soft-trimmed.")
+    soft_trim_head_chars: int = setting(1_500, "Characters a soft trim keeps from the start.")
+    soft_trim_tail_chars: int = setting(1_500, "Characters a soft trim keeps from the end.")
+    hard_clear_placeholder: str = setting(
+        "[Old tool result content cleared]", "What a cleared tool result is replaced with.")
+    min_prunable_tool_chars: int = setting(
+        50_000, "Hard clear only when prunable tool results hold at least this many chars.")
+    prune_tools_allow: list[str] = setting(
+        [], "Globs of tool names that may be pruned (empty: all but the denied).")
+    prune_tools_deny: list[str] = setting([], "Globs of tool names never pruned.")
+    recovery_budget_tokens: int = setting(
+        6_000, "Most tokens a recovery tier prints; the least important items go first.")
+    group_sessions: list[str] = setting(
+        [], "Globs of transcript paths that are group or shared sessions (plus OpenClaw "
+        "session keys with :group: or :channel: in sessions.json).")
+    private_domains: list[str] = setting(
+        ["private", "personal"], "State domains and fact key prefixes kept out of group "
+        "and shared contexts.")
+
+
+@dataclass
+class HeartbeatSettings:
+    """[heartbeat]: waking a stalled agent (memtui heartbeat)."""
+
+    active_hours: str = setting(
+        "08:00-22:00", "HH:MM-HH:MM when heartbeats run, in `timezone` (empty: always).")
+    timezone: str = setting("UTC", "Time zone of active_hours (an IANA name).")
+    deliver: str = setting("dry-run", "dry-run, command or anthropic.")
+    command: str = setting("", "command delivery: the shell command the prompt is piped to.")
+    model: str = setting("claude-haiku-4-5", "anthropic delivery: the model.")
+    max_output_tokens: int = setting(400, "anthropic delivery: most tokens of the reply.")
+    ack_max_chars: int = setting(
+        300, "A reply with HEARTBEAT_OK at its start or end and at most this much else is OK.")
+    dedupe_hours: int = setting(24, "An identical alert within this many hours is suppressed.")
+    timeout_seconds: float = setting(120.0, "Longest a delivery may take.")
+    input_price_per_mtok: float = setting(1.0, "USD per million input tokens (cost estimate).")
+    output_price_per_mtok: float = setting(5.0, "USD per million output tokens (cost estimate).")
+
+
 @dataclass
 class Settings:
     """All of memtui.toml."""
@@ -189,6 +275,8 @@ class Settings:
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     extract: ExtractSettings = field(default_factory=ExtractSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    heartbeat: HeartbeatSettings = field(default_factory=HeartbeatSettings)
 
     def default_agent(self) -> str:
         return self.agents.default or (self.agents.ids[0] if self.agents.ids else "main")
@@ -199,6 +287,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "search.session_chunking": ("window", "message"),
     "search.provider": ("local", "none"),
     "search.query_precision": ("int8", "fp32"),
+    "context.token_counter": ("estimate", "anthropic"),
+    "context.summarizer": ("local", "anthropic"),
+    "context.prune_mode": ("off", "cache-ttl"),
+    "heartbeat.deliver": ("dry-run", "command", "anthropic"),
 }
 
 
@@ -211,6 +303,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "search.min_score": (0, 1),
     "search.vector_weight": (0, 1),
     "search.text_weight": (0, 1),
+    "context.soft_trim_ratio": (0, 1),
+    "context.hard_clear_ratio": (0, 1),
 }
 """Inclusive bounds for numeric settings that have them (all others must be 0 or more)."""
 
@@ -266,8 +360,11 @@ def _check(value: Any, tp: Any, path: Path, key: str) -> Any:
             raise ConfigError(path, key, f"a list of strings, got {value!r}")
         return value
     if origin is dict:
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ConfigError(path, key, f"a table of strings, got {value!r}")
+        vtype = typing.get_args(tp)[1]
+        if not isinstance(value, dict) or not all(
+                isinstance(v, vtype) and not isinstance(v, bool) for v in value.values()):
+            kind = "integers" if vtype is int else "strings"
+            raise ConfigError(path, key, f"a table of {kind}, got {value!r}")
         return value
     if tp is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)

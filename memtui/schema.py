@@ -251,10 +251,43 @@ CREATE VIEW v_boot_rules AS
     ORDER BY (status = 'critical') DESC, score DESC, last_reinforced DESC, id LIMIT 20;
 """
 
+V5_CONTEXT = """
+CREATE TABLE context_flushes (
+    id       INTEGER PRIMARY KEY,
+    agent    TEXT NOT NULL,
+    session  TEXT NOT NULL,
+    cycle    INTEGER NOT NULL,
+    at       TEXT NOT NULL,
+    tokens   INTEGER NOT NULL,
+    status   TEXT NOT NULL,
+    captured TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (agent, session, cycle)
+);
+
+CREATE TABLE compactions (
+    id            INTEGER PRIMARY KEY,
+    agent         TEXT NOT NULL,
+    session       TEXT NOT NULL,
+    entry         TEXT NOT NULL,
+    by            TEXT NOT NULL CHECK (by IN ('agent','memtui')),
+    at            TEXT NOT NULL,
+    tokens_before INTEGER,
+    tokens_after  INTEGER,
+    first_kept    TEXT,
+    applied       INTEGER NOT NULL DEFAULT 0,
+    output        TEXT,
+    flushed       TEXT NOT NULL DEFAULT '{}',
+    items         TEXT NOT NULL DEFAULT '[]',
+    UNIQUE (session, entry)
+);
+CREATE INDEX compactions_agent ON compactions(agent, at);
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1_CORE),
     (2, V2_SOURCES),
     (3, V3_STENOGRAPHER),
     (4, V4_BOOT_VIEW),
+    (5, V5_CONTEXT),
 ]
 """(version, SQL script) in order; memory.db's PRAGMA user_version is the last applied."""

@@ -40,6 +40,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "get": ("memtui.cli.memory", "get"),
     "remember": ("memtui.cli.memory", "remember"),
     "forget": ("memtui.cli.forget", "forget"),
+    "context": ("memtui.cli.context", "context"),
+    "prune": ("memtui.cli.compaction", "prune"),
+    "flush": ("memtui.cli.compaction", "flush"),
+    "compact-session": ("memtui.cli.compaction", "compact_session"),
+    "recover": ("memtui.cli.recover", "recover"),
+    "heartbeat": ("memtui.cli.recover", "heartbeat"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

@@ -1,0 +1,90 @@
+"""Benchmark of the context engine on a synthetic 200,000-token OpenClaw transcript.
+
+Run: .venv/bin/python bench/bench_context.py [--tokens N] [--repeat R]
+
+1. The /context report over the whole transcript (read, account, report): median of R
+   runs. Target: at most 300 ms.
+2. A pruning plan (the same read plus the plan): median of R runs. Target: at most 100 ms.
+3. ``context status --follow``: a follower that has read the transcript up to its last
+   200 entries is polled after each of them is appended; median milliseconds per
+   appended message. Target: at most 20 ms.
+
+Nothing outside the repository is needed: the transcript is generated here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from memtui.context.follow import ContextFollower  # noqa: E402
+from memtui.context.pruning import plan_pruning  # noqa: E402
+from memtui.context.report import context_report  # noqa: E402
+from memtui.home import Home  # noqa: E402
+from tests.context import synth  # noqa: E402
+
+TAIL = 200
+
+
+def median_ms(fn: object, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Home(Path(tmp) / "home")
+        home.init(["main"])
+        path = synth.write(Path(tmp) / "session.jsonl", args.tokens)
+        lines = path.read_bytes().splitlines(keepends=True)
+        report = context_report(home, "main", path)
+        print(f"transcript: {len(lines):,} lines, {path.stat().st_size / 1e6:.1f} MB, "
+              f"{report.status_line()} ({report.messages:,} messages)")
+
+        ms = median_ms(lambda: context_report(home, "main", path), args.repeat)
+        print(f"context report:   {ms:7.1f} ms median   (target <= 300 ms: "
+              f"{'ok' if ms <= 300 else 'MISSED'}, ratio {ms / 300:.2f})")
+        plan = plan_pruning(home, "main", path)
+        ms = median_ms(lambda: plan_pruning(home, "main", path), args.repeat)
+        print(f"pruning plan:     {ms:7.1f} ms median   (target <= 100 ms: "
+              f"{'ok' if ms <= 100 else 'MISSED'}, ratio {ms / 100:.2f}; "
+              f"{len(plan.trimmed)} trimmed, {len(plan.cleared)} cleared)")
+
+        live = Path(tmp) / "live.jsonl"
+        live.write_bytes(b"".join(lines[:-TAIL]))
+        follower = ContextFollower(home, "main", live)
+        follower.poll()
+        per_message = []
+        with live.open("ab") as fh:
+            for line in lines[-TAIL:]:
+                fh.write(line)
+                fh.flush()
+                start = time.perf_counter()
+                update = follower.poll()
+                per_message.append((time.perf_counter() - start) * 1000)
+                assert update is not None
+        ms = statistics.median(per_message)
+        final = context_report(home, "main", live)
+        assert update.used == final.used, "the follower disagrees with a full report"
+        print(f"status --follow:  {ms:7.1f} ms median per appended message over {TAIL} "
+              f"(target <= 20 ms: {'ok' if ms <= 20 else 'MISSED'}, ratio {ms / 20:.2f}; "
+              f"p90 {sorted(per_message)[int(0.9 * TAIL)]:.1f} ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,2 @@
+"""The context engine: token accounting, the /context report, pruning, flush, compaction,
+recovery and the heartbeat. Functions return frozen dataclasses and never print."""

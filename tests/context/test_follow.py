@@ -1,0 +1,118 @@
+"""status --follow: each poll reads only what was appended and agrees with a full report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anthropic
+import httpx2
+import pytest
+
+from memtui.context.follow import ContextFollower
+from memtui.context.report import context_report
+from memtui.home import Home
+from tests.context.conftest import OPS_COMPACTED, SUBAGENT, configure
+
+
+def grow(src: Path, dst: Path, step: int) -> list[int]:
+    """Line counts at which to poll: every ``step`` lines, and the end."""
+    total = len(src.read_bytes().splitlines())
+    return [*range(step, total, step), total]
+
+
+@pytest.mark.parametrize("src,step", [(OPS_COMPACTED, 3), (SUBAGENT, 17)])
+def test_follow_matches_a_full_report_at_every_step(home: Home, tmp_path: Path, src: Path,
+                                                   step: int) -> None:
+    raw = src.read_bytes().splitlines(keepends=True)
+    live = tmp_path / src.name
+    live.write_bytes(b"".join(raw[:2]))
+    follower = ContextFollower(home, "ops", live)
+    first = follower.poll()
+    assert first is not None
+    assert follower.poll() is None  # nothing appended: nothing to report
+    written = 2
+    for upto in grow(src, live, step):
+        if upto <= written:
+            continue
+        with live.open("ab") as fh:
+            fh.write(b"".join(raw[written:upto]))
+        written = upto
+        report = follower.poll()
+        assert report is not None
+        full = context_report(home, "ops", live)
+        assert (report.used, report.exact_tokens, report.compactions, report.model) == (
+            full.used, full.exact_tokens, full.compactions, full.model), upto
+        assert report.by_kind == full.by_kind
+    assert follower.offset <= live.stat().st_size
+
+
+def test_a_rewritten_file_is_read_again_from_the_start(home: Home, tmp_path: Path) -> None:
+    raw = OPS_COMPACTED.read_bytes().splitlines(keepends=True)
+    live = tmp_path / "s.jsonl"
+    live.write_bytes(b"".join(raw))
+    follower = ContextFollower(home, "ops", live)
+    assert follower.poll() is not None
+    live.write_bytes(b"".join(raw[:5]))
+    report = follower.poll()
+    assert report is not None and report.compactions == 0
+    assert report.used == context_report(home, "ops", live).used
+
+
+def test_anthropic_counter_counts_the_part_without_usage(home: Home) -> None:
+    seen: list[dict[str, object]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        import json
+
+        body = json.loads(request.content)
+        seen.append({"path": request.url.path, **body})
+        return httpx2.Response(200, json={"input_tokens": 77})
+
+    client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2.Client(
+        transport=httpx2.MockTransport(handler)))
+    estimated = context_report(home, "ops", OPS_COMPACTED)
+    configure(home, '[context]\ntoken_counter = "anthropic"')
+    counted = context_report(home, "ops", OPS_COMPACTED, client=client)
+    assert estimated.estimated_tokens > 0 and not estimated.exact
+    assert counted.exact and counted.counted_by == "usage+anthropic"
+    assert counted.used == counted.exact_tokens == estimated.exact_tokens + 77
+    [body] = seen
+    assert body["path"] == "/v1/messages/count_tokens"
+    assert body["model"] == "claude-sonnet-4-5"
+
+
+def test_a_failed_count_falls_back_to_the_estimate(home: Home, tmp_path: Path) -> None:
+    live = tmp_path / "s.jsonl"
+    raw = OPS_COMPACTED.read_bytes().splitlines(keepends=True)
+    live.write_bytes(b"".join(raw[:3]))  # header, model change, user: no usage yet
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(529, json={"type": "error", "error": {
+            "type": "overloaded_error", "message": "Overloaded"}})
+
+    client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2.Client(
+        transport=httpx2.MockTransport(handler)))
+    configure(home, '[context]\ntoken_counter = "anthropic"')
+    report = context_report(home, "ops", live, client=client)
+    assert not report.exact and report.counted_by == "estimate"
+    assert any("token counting failed" in n for n in report.notes)
+
+
+def test_without_a_session_the_follower_moves_to_a_newer_transcript(home: Home) -> None:
+    import os
+
+    from tests.context.conftest import OPS_PLAIN, register
+
+    [old] = register(home, "ops", OPS_COMPACTED)
+    os.utime(old, (1_000, 1_000))
+    now = [0.0]
+    follower = ContextFollower(home, "ops", rescan_seconds=5, clock=lambda: now[0])
+    first = follower.poll()
+    assert first is not None and first.session == old
+    [new] = register(home, "ops", OPS_PLAIN)
+    now[0] = 2.0
+    assert follower.poll() is None  # not time to look yet
+    now[0] = 6.0
+    moved = follower.poll()
+    assert moved is not None and moved.session == new
+    assert moved.used == context_report(home, "ops", new).used
