@@ -39,7 +39,7 @@ from memtui.transcripts.jsonl import (
     parse_timestamp,
     result_text,
 )
-from memtui.transcripts.turn import Kind, Role, ToolCall, ToolResult, Turn, Usage
+from memtui.transcripts.turn import Author, Kind, Role, ToolCall, ToolResult, Turn, Usage
 
 FORMAT = "claude-code"
 
@@ -72,6 +72,8 @@ class _Message:
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
+    subagent: str | None = None
+    """The sub-agent that wrote it ("" when it is one but its id is unknown)."""
 
     def turn(self, source: str) -> Turn:
         return Turn(
@@ -88,12 +90,15 @@ class _Message:
             offset=self.first.offset,
             end_offset=self.last.end,
             format=FORMAT,
+            author="agent" if self.subagent is None else "subagent",
+            subagent_id=self.subagent or None,
         )
 
 
 def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Line | None:
     """Turn Claude Code lines into the sink; return the first line it holds back, if any."""
-    reader = _Reader(sink, session)
+    # ``session`` is the file stem here; a sub-agent's own file is agent-<id>.jsonl.
+    reader = _Reader(sink, session, session[6:] if session.startswith("agent-") else None)
     for line in lines:
         reader.feed(line)
     if reader.open is None:
@@ -107,9 +112,12 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Lin
 class _Reader:
     """Assembles turns line by line, keeping the assistant message that may still grow."""
 
-    def __init__(self, sink: Sink, session: str) -> None:
+    def __init__(self, sink: Sink, session: str, subagent: str | None = None) -> None:
         self.sink = sink
         self.session = session
+        # The sub-agent a file belongs to, from its name (agent-<id>.jsonl), for
+        # sidechain lines that do not carry their ``agentId``.
+        self.subagent = subagent
         self.open: _Message | None = None
         # Tool names by call id, so results can say which tool they answer.
         self.tool_names: dict[str, str] = {}
@@ -153,7 +161,8 @@ class _Reader:
             return
         if self.open is None or self.open.id != msg_id:
             self.close()
-            self.open = _Message(msg_id, self._session(data), line, line)
+            self.open = _Message(msg_id, self._session(data), line, line,
+                                 subagent=self._subagent(data))
         msg = self.open
         msg.last = line
         for block in content:
@@ -200,11 +209,15 @@ class _Reader:
             self.close()
         role: Role = "tool" if only_results else "user"
         kind: Kind = "message"
+        subagent = self._subagent(data)
+        # In a sidechain the "user" is the orchestrating agent (the Task prompt).
+        author: Author = "machine" if only_results else (
+            "person" if subagent is None else "agent")
         if data.get("isCompactSummary"):
-            role, kind = "system", "compaction"
-        elif data.get("isMeta") and not only_results:
+            role, kind, author = "system", "compaction", "machine"
+        elif data.get("isMeta") and not only_results or _harness_text(text):
             # Caveats and command echoes Claude Code injects; not the human's words.
-            role = "system"
+            role, author = "system", "machine"
         self.sink.add(
             Turn(
                 id=uuid,
@@ -219,6 +232,8 @@ class _Reader:
                 end_offset=line.end,
                 format=FORMAT,
                 kind=kind,
+                author=author,
+                subagent_id=subagent or None,
             )
         )
 
@@ -238,9 +253,27 @@ class _Reader:
             )
         return results
 
+    def _subagent(self, data: dict[str, Any]) -> str | None:
+        """The sub-agent id of a sidechain line ("" if unknown), None on the main thread."""
+        if not data.get("isSidechain"):
+            return None
+        agent_id = data.get("agentId")
+        if isinstance(agent_id, str) and agent_id:
+            return agent_id
+        return self.subagent or ""
+
     def _session(self, data: dict[str, Any]) -> str:
         value = data.get("sessionId")
         return value if isinstance(value, str) and value else self.session
+
+
+# Output of a local command (``!ls``, ``/cost``) that Claude Code echoes as a user line.
+_HARNESS_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>",
+                     "<bash-stderr>", "<local-command-caveat>")
+
+
+def _harness_text(text: str) -> bool:
+    return text.startswith(_HARNESS_PREFIXES)
 
 
 def _tool_call(block: dict[str, Any]) -> ToolCall | None:

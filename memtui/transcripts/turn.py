@@ -8,6 +8,16 @@ from typing import Any, Literal
 
 Role = Literal["user", "assistant", "tool", "system"]
 Kind = Literal["message", "compaction"]
+Author = Literal["person", "agent", "subagent", "machine"]
+
+AUTHORS: tuple[Author, ...] = ("person", "agent", "subagent", "machine")
+# Who wrote a turn when its reader knows nothing more than the role.
+_AUTHOR_OF_ROLE: dict[str, Author] = {
+    "user": "person",
+    "assistant": "agent",
+    "tool": "machine",
+    "system": "machine",
+}
 
 FORMATS = ("openclaw", "claude-code", "generic")
 
@@ -56,7 +66,17 @@ class Turn:
     """One message of a transcript, whatever format it came from.
 
     ``text`` is what the speaker visibly said; for role ``tool`` it is empty and the
-    output lives in ``tool_results``. ``line``/``offset`` locate the first line of the
+    output lives in ``tool_results``.
+
+    ``author`` says who wrote it, which the role alone does not: ``person`` (the human),
+    ``agent`` (the main agent, also when it writes a sub-agent's prompt), ``subagent``
+    (a sub-agent's own words; ``subagent_id`` names it where the transcript does) or
+    ``machine`` (tool results, harness, hook, heartbeat and wrapper prompts). Only a
+    person's turn can carry a rejection or a decision. A reader that cannot tell leaves
+    it to the role: user -> person, assistant -> agent, tool/system -> machine.
+    ``sender`` is who sent a message that came through a chat channel (its wrapper is
+    stripped from ``text``); ``error`` is why a model call failed (the turn then has no
+    text of its own). ``line``/``offset`` locate the first line of the
     turn and ``end_offset`` the byte just after its last line (a Claude Code assistant
     message can span several lines, with tool results interleaved).
     """
@@ -77,6 +97,14 @@ class Turn:
     usage: Usage | None = None
     name: str | None = None
     kind: Kind = "message"
+    author: Author | None = None
+    subagent_id: str | None = None
+    sender: str | None = None
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.author is None:
+            object.__setattr__(self, "author", _AUTHOR_OF_ROLE[self.role])
 
 
 @dataclass(frozen=True)
