@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from memtui.transcripts.jsonl import (
@@ -36,6 +37,7 @@ from memtui.transcripts.jsonl import (
     Sink,
     as_int,
     block_text,
+    last_line_with,
     parse_timestamp,
     result_text,
 )
@@ -47,6 +49,7 @@ SKIPPED_TYPES = frozenset(
     {
         "progress",
         "file-history-snapshot",
+        "file-history-delta",
         "queue-operation",
         "system",
         "summary",
@@ -54,8 +57,20 @@ SKIPPED_TYPES = frozenset(
         "permission-mode",
         "custom-title",
         "last-prompt",
+        # Seen in 2.1.x files; titles and cost are also kept (ReadResult.title, cost_usd).
+        "mode",
+        "ai-title",
+        "cost-state",
+        "atis-latch",
+        "agent-name",
+        "tag",
+        "relocated",
+        "pr-link",
     }
 )
+# Where a title line keeps its title, by type.
+TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+COST_KEYS = ("totalCostUSD", "totalCostUsd", "costUSD", "costUsd", "totalCost")
 # System lines Claude Code writes once a turn is over: no block can follow them.
 TURN_ENDING_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary", "compact_boundary"})
 
@@ -74,6 +89,7 @@ class _Message:
     usage: Usage | None = None
     subagent: str | None = None
     """The sub-agent that wrote it ("" when it is one but its id is unknown)."""
+    error: str | None = None
 
     def turn(self, source: str) -> Turn:
         return Turn(
@@ -92,6 +108,8 @@ class _Message:
             format=FORMAT,
             author="agent" if self.subagent is None else "subagent",
             subagent_id=self.subagent or None,
+            parent_id=_parent(self.first.data),
+            error=self.error,
         )
 
 
@@ -120,7 +138,8 @@ class _Reader:
         self.subagent = subagent
         self.open: _Message | None = None
         # Tool names by call id, so results can say which tool they answer.
-        self.tool_names: dict[str, str] = {}
+        self.tool_names: dict[str, str | None] = {}
+        self.path = Path(sink.source) if sink.source else None
 
     def close(self) -> None:
         if self.open is not None:
@@ -138,10 +157,25 @@ class _Reader:
             if kind == "system" and data.get("subtype") in TURN_ENDING_SUBTYPES:
                 self.close()
             self.sink.skip(line.number, str(kind))
+            self.keep(line)
         elif not isinstance(kind, str):
             self.sink.problem(line.number, "no string 'type' field")
         else:
             self.sink.unknown(line.number, kind)
+
+    def keep(self, line: Line) -> None:
+        """Note a bookkeeping line's title or cost."""
+        data = line.data
+        kind = str(data.get("type"))
+        title = data.get(TITLE_KEYS.get(kind, ""))
+        if isinstance(title, str) and title.strip():
+            self.sink.note(line.number, kind, title.strip())
+        elif kind == "cost-state":
+            for key in COST_KEYS:
+                value = data.get(key)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    self.sink.note(line.number, "cost", float(value))
+                    break
 
     def assistant(self, line: Line) -> None:
         data = line.data
@@ -165,6 +199,10 @@ class _Reader:
                                  subagent=self._subagent(data))
         msg = self.open
         msg.last = line
+        if data.get("isApiErrorMessage"):
+            # Claude Code's own line for a failed model call ("API Error: 529 ...").
+            msg.error = block_text(content) or "model call failed"
+            return
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -201,7 +239,7 @@ class _Reader:
         if not isinstance(content, str | list):
             self.sink.problem(line.number, "user message.content is not a string or list")
             return
-        results = tuple(self._results(content)) if isinstance(content, list) else ()
+        results = tuple(self._results(content, line)) if isinstance(content, list) else ()
         text = block_text(content)
         only_results = bool(results) and not text
         if not only_results:
@@ -234,10 +272,11 @@ class _Reader:
                 kind=kind,
                 author=author,
                 subagent_id=subagent or None,
+                parent_id=_parent(data),
             )
         )
 
-    def _results(self, content: list[Any]) -> list[ToolResult]:
+    def _results(self, content: list[Any], line: Line) -> list[ToolResult]:
         results = []
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
@@ -246,12 +285,28 @@ class _Reader:
             results.append(
                 ToolResult(
                     tool_call_id=call_id,
-                    name=self.tool_names.get(call_id),
+                    name=self._tool_name(call_id, line),
                     content=result_text(block.get("content")),
                     is_error=bool(block.get("is_error")),
                 )
             )
         return results
+
+    def _tool_name(self, call_id: str, line: Line) -> str | None:
+        """The name of the tool a result answers, also when its call came before this read."""
+        if not call_id or call_id in self.tool_names:
+            return self.tool_names.get(call_id)
+        name: str | None = None
+        if self.path is not None and line.offset > 0:
+            # A resumed read starts past the call: find it where a full read saw it.
+            try:
+                found = last_line_with(self.path, line.offset, call_id.encode(),
+                                       lambda d: _call_named(d, call_id) is not None)
+            except OSError:
+                found = None
+            name = _call_named(found, call_id) if found is not None else None
+        self.tool_names[call_id] = name
+        return name
 
     def _subagent(self, data: dict[str, Any]) -> str | None:
         """The sub-agent id of a sidechain line ("" if unknown), None on the main thread."""
@@ -270,6 +325,24 @@ class _Reader:
 # Output of a local command (``!ls``, ``/cost``) that Claude Code echoes as a user line.
 _HARNESS_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>",
                      "<bash-stderr>", "<local-command-caveat>")
+
+
+def _call_named(data: dict[str, Any], call_id: str) -> str | None:
+    """The tool name of call ``call_id`` on an assistant line, if it is there."""
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if data.get("type") != "assistant" or not isinstance(content, list):
+        return None
+    for block in content:
+        if isinstance(block, dict) and block.get("id") == call_id:
+            name = block.get("name")
+            return name if isinstance(name, str) else None
+    return None
+
+
+def _parent(data: dict[str, Any]) -> str | None:
+    parent = data.get("parentUuid")
+    return parent if isinstance(parent, str) and parent else None
 
 
 def _harness_text(text: str) -> bool:
