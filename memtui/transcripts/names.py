@@ -12,7 +12,11 @@ beside it:
   compaction (``copyFileSync``); the session file keeps every entry the copy has, so a
   checkpoint is skipped as a duplicate (reading it would only find turns the ledger
   already holds, and search would find every message twice).
-- lock, temporary and backup files (``.lock``, ``.tmp``, ``.bak``): never read.
+- lock, temporary and backup files (``.lock``, ``.tmp``, ``.bak-<stamp>`` left by a
+  transcript repair): never read.
+
+``sources discover`` registers ``sessions/*.jsonl*``; ``is_side_file`` is what a glob
+source leaves out of what it matches.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from pathlib import Path
 # A rename that keeps the transcript: <name>.jsonl.reset.<stamp>, <name>.jsonl.deleted.<stamp>
 _RENAMED = re.compile(r"^(?P<stem>.+)\.jsonl\.(?:reset|deleted)\.[^/]+$")
 _SIDE_FILES = re.compile(r"\.(?:trajectory|checkpoint\.[^.]+)\.jsonl$")
-_NOT_TRANSCRIPTS = re.compile(r"(?:\.lock|\.tmp|\.bak(?:-[^/]*)?|~)$")
+_NOT_TRANSCRIPTS = re.compile(r"(?:\.lock|\.tmp|\.bak(?:[-.][^/]*)?|~)$")
 
 
 def session_stem(path: Path) -> str:
@@ -37,9 +41,14 @@ def session_stem(path: Path) -> str:
     return path.stem
 
 
+def is_side_file(path: Path) -> bool:
+    """A file beside the transcripts that is not one (a trace, a checkpoint copy, a lock)."""
+    return bool(_SIDE_FILES.search(path.name) or _NOT_TRANSCRIPTS.search(path.name))
+
+
 def is_transcript(path: Path) -> bool:
     """Whether a file in an OpenClaw sessions folder holds a conversation worth reading."""
     name = path.name
-    if _SIDE_FILES.search(name) or _NOT_TRANSCRIPTS.search(name):
+    if is_side_file(path):
         return False
     return name.endswith(".jsonl") or bool(_RENAMED.match(name))
