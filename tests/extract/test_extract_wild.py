@@ -112,3 +112,16 @@ def test_sub_agent_prompts_of_the_viewer_file_are_not_the_persons(home: Home, db
     cited = {r["source_entry"] for r in db.query(
         "SELECT source_entry FROM state WHERE category IN ('rejected', 'decision', 'task')")}
     assert cited <= person
+
+
+def test_a_standing_instruction_re_sent_is_one_rejection(home: Home, db: Database,
+                                                         tmp_path: Path) -> None:
+    lines = [header()]
+    for i in range(6):  # the person pastes the same rule into every new task
+        lines += [entry(f"u{i}", None, user("Never deploy on Fridays."), 2 * i),
+                  entry(f"a{i}", f"u{i}", assistant("Noted."), 2 * i + 1)]
+    path = _write(tmp_path / "s.jsonl", lines)
+    sources.add(db, str(path), agent="main", fmt="auto", actor="test")
+    assert not steno.run(home, db, steno.Options()).failed
+    assert db.scalar("SELECT count(*) FROM state WHERE category = 'rejected'") == 1
+    assert db.scalar("SELECT count(*) FROM episodes WHERE kind = 'rejection'") == 1
