@@ -94,6 +94,16 @@ def unwrap(text: str) -> Unwrapped:
     return Unwrapped(body, sender)
 
 
+# What an agent answers a heartbeat or a message it chose to leave unanswered; OpenClaw
+# drops these tokens from what it delivers, so they are protocol, not words.
+ACK_TOKENS = frozenset({"HEARTBEAT_OK", "NO_REPLY"})
+
+
+def is_ack(text: str) -> bool:
+    """An agent reply that is only a protocol token (``HEARTBEAT_OK``, ``NO_REPLY``)."""
+    return text.strip().strip("*`").strip() in ACK_TOKENS
+
+
 def is_heartbeat(text: str) -> bool:
     """A heartbeat poll: the marker line, or a prompt stating the HEARTBEAT_OK contract."""
     first = text.lstrip().split("\n", 1)[0].strip()

@@ -49,7 +49,8 @@ What real files add (issue 12):
 - **Machine-written prompts**: heartbeat polls, system event lines and channel
   wrappers are taken off user messages (``harness.unwrap``); what is left is the
   person's, with the channel's ``sender``; a message with nothing left is the
-  machine's (role "system", author "machine").
+  machine's (role "system", author "machine"). An assistant reply that is only a
+  protocol token (``HEARTBEAT_OK``, ``NO_REPLY``) has no text.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.transcripts.harness import unwrap
+from memtui.transcripts.harness import is_ack, unwrap
 from memtui.transcripts.jsonl import (
     Line,
     Sink,
@@ -248,6 +249,8 @@ def _message(line: Line, sink: Sink, session: str, entry_id: str, parent: str | 
     elif role == "assistant":
         turn_role = "assistant"
         text = block_text(content)
+        if is_ack(text):
+            text = ""
         thinking = block_text(content, kind="thinking")
         calls = tuple(_calls(content))
         usage = _usage(message.get("usage"))

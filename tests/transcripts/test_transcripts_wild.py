@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from openclaw_cases import WRAPPED, assistant, encode, entry, header, user, v1_session, wild_session
 
 from memtui.transcripts import read_transcript
@@ -81,6 +83,8 @@ def test_machine_prompts_are_the_machines(write_lines: Callable[..., Path]) -> N
         "person", "please ship the fix", "Bo id:77")
     assert (by_id["a9"].text, by_id["a9"].sender) == (
         "No, don't restart postgres today.", "Ana (1311)")
+    # The reply to a heartbeat is a protocol token, not words.
+    assert (by_id["a8"].role, by_id["a8"].text) == ("assistant", "")
 
 
 def test_custom_entries_are_known_and_skipped(write_lines: Callable[..., Path]) -> None:
@@ -129,3 +133,28 @@ def test_a_resumed_read_names_the_tool_of_an_earlier_call(write_lines: Callable[
     rest = read_transcript(path, start_offset=first.end_offset, start_line=first.end_line,
                            final=True)
     assert [r.name for t in rest.turns for r in t.tool_results] == ["Task"]
+
+
+_WORDS = st.text(st.characters(categories=("L", "N", "Zs"), include_characters=".,!'-"),
+                 min_size=1, max_size=80).filter(lambda t: t.strip() and "HEARTBEAT" not in t)
+_NAME = st.from_regex(r"[A-Z][a-z]{1,10}( [A-Z][a-z]{1,10})?", fullmatch=True)
+
+
+@given(_WORDS)
+def test_plain_words_come_back_unchanged(words: str) -> None:
+    got = unwrap(words)
+    assert (got.text, got.sender, got.machine) == (words.strip(), None, None)
+
+
+@given(_WORDS, _NAME, st.sampled_from(["Telegram", "WhatsApp", "Signal", "Discord"]),
+       st.sampled_from(["", " +5m", " +2h"]), st.booleans())
+def test_any_envelope_or_sender_block_comes_off(words: str, name: str, channel: str,
+                                                elapsed: str, as_block: bool) -> None:
+    if as_block:
+        wrapped = (f'Sender (untrusted metadata):\n```json\n{{"label": "{name}"}}\n```\n\n'
+                   f"[Mon 2026-03-23 16:51 GMT+8] {words}")
+    else:
+        wrapped = f"[{channel} {name} id:42{elapsed} 2026-03-23 16:51 GMT+8] {words}"
+    got = unwrap(wrapped)
+    assert got.text == words.strip() and got.machine is None
+    assert got.sender == (name if as_block else f"{name} id:42")
