@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import MemtuiError
+from memtui.transcripts import claude_code, openclaw
 
 # Lines of a known kind that prove no format (a file may open with hundreds of Claude
 # Code ``summary`` lines) are read past, up to these limits.
@@ -16,46 +17,10 @@ _MAX_BYTES = 8 << 20
 # Unknown lines tolerated before the file is judged to be no transcript.
 _MAX_UNKNOWN = 25
 
-CLAUDE_CODE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "summary",
-        "attachment",
-        "permission-mode",
-        "custom-title",
-        "last-prompt",
-        "mode",
-        "ai-title",
-        "cost-state",
-        "atis-latch",
-        "agent-name",
-        "tag",
-        "file-history-delta",
-        "relocated",
-        "pr-link",
-    }
-)
-
-
+CLAUDE_CODE_TYPES = frozenset({"user", "assistant"}) | claude_code.SKIPPED_TYPES
 # OpenClaw (pi) entry types besides ``message``; with the tree's ``parentId`` they are
 # OpenClaw's even without the session header.
-OPENCLAW_TYPES = frozenset(
-    {
-        "compaction",
-        "custom",
-        "custom_message",
-        "model_change",
-        "thinking_level_change",
-        "branch_summary",
-        "label",
-        "session_info",
-    }
-)
+OPENCLAW_TYPES = (openclaw.SKIPPED_TYPES - {"session"}) | {"compaction"}
 # Known types that may not prove a format on their own line; they never count as unknown.
 KNOWN_TYPES = CLAUDE_CODE_TYPES | OPENCLAW_TYPES
 
