@@ -97,7 +97,7 @@ def discover(ctx: click.Context, agent: str | None, openclaw_root: str | None,
         for f in found:
             label = f"{f.pattern} ({f.format}, agent {f.agent}, {f.files} file(s))"
             if f.known:
-                click.echo(f"already a source: {label}")
+                click.echo(f"already a source: {label}" + (f": {f.note}" if f.note else ""))
                 continue
             if f.note:
                 click.echo(f"skipped: {label}: {f.note}")

@@ -62,6 +62,16 @@ class PreparedTurn:
         return self.turn.role
 
     @property
+    def in_conversation(self) -> bool:
+        """Said in the conversation with the person: their words, or the main agent's.
+
+        Only these turns carry rejections and decisions; a sub-agent's words, the prompt
+        the agent wrote for it and machine-written prompts never do (``Turn.author``).
+        """
+        author = self.turn.author
+        return author == "person" or (author == "agent" and self.turn.role == "assistant")
+
+    @property
     def at(self) -> str | None:
         ts = self.turn.timestamp
         return ts.strftime("%Y-%m-%dT%H:%M:%SZ") if ts else None

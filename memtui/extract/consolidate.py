@@ -289,6 +289,8 @@ class Consolidator:
         self.source_file = source_file
         self.graveyard = Graveyard.load(db, agent)
         self._index = SimilarityIndex(threshold)
+        # Rejections said again (a standing instruction re-sent): their episodes go too.
+        self._said_again: set[tuple[str, str]] = set()
         self._loaded: set[str] = set()
 
     # -- state ---------------------------------------------------------------------------
@@ -338,6 +340,7 @@ class Consolidator:
             match = found.item
             if c.category == "rejected":
                 out.rejections_seen += 1
+                self._said_again.add((c.source_entry, norm))
                 continue
             if match.pending is not None:
                 # Restated before it was written: it is written once, citing the latest.
@@ -410,6 +413,9 @@ class Consolidator:
         keep = [c for c in cands
                 if not self.graveyard.buried("episode", c.kind, c.summary, c.source_entry)]
         out.tombstoned += len(cands) - len(keep)
+        # A known rejection said again is no new event; a refused tool use (ref) always is.
+        keep = [c for c in keep if not (c.kind == "rejection" and c.ref is None and (
+            c.source_entry, text.normalise(c.summary)) in self._said_again)]
         if keep:
             episodes.add_many(self.db, [episodes.NewEpisode(
                 agent=self.agent, kind=c.kind, summary=c.summary, at=c.at, detail=c.detail,

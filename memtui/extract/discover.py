@@ -1,6 +1,11 @@
 """Finding agent transcripts where OpenClaw and Claude Code keep them, for `sources discover`.
 
-- OpenClaw: ``~/.openclaw/agents/<agent id>/sessions/*.jsonl``, one source per agent.
+- OpenClaw: ``~/.openclaw/agents/<agent id>/sessions/*.jsonl*``, one source per agent:
+  the session files and the ``.jsonl.reset.<stamp>``/``.jsonl.deleted.<stamp>`` copies
+  ``/reset`` and deletions leave (what was not extracted yet is only there); the glob
+  leaves out ``*.trajectory.jsonl`` traces and ``*.checkpoint.*.jsonl`` copies
+  (``transcripts.names``). A source registered by an older memtui as ``*.jsonl`` counts
+  as known, with a note to replace it.
 - Claude Code: ``~/.claude/projects/<project>/*.jsonl`` (``$CLAUDE_CONFIG_DIR`` moves
   ``~/.claude``), one source for all projects, for the agent the caller names.
 """
@@ -14,6 +19,9 @@ from pathlib import Path
 
 from memtui.home import AGENT_ID
 from memtui.stores.sources import Source
+from memtui.transcripts.names import is_transcript
+
+OPENCLAW_GLOB = "*.jsonl*"
 
 
 @dataclass(frozen=True)
@@ -48,9 +56,14 @@ def discover(existing: list[Source], *, default_agent: str, agent: str | None = 
             continue
         oc_agent = agent or sessions.parent.name
         note = "" if AGENT_ID.match(oc_agent) else "not a valid memtui agent id: use --agent"
-        pattern = str(sessions.absolute() / "*.jsonl")
-        found.append(Found(pattern, "openclaw", oc_agent, len(glob.glob(pattern)),
-                           (pattern, oc_agent) in known, note))
+        pattern = str(sessions.absolute() / OPENCLAW_GLOB)
+        legacy = (str(sessions.absolute() / "*.jsonl"), oc_agent) in known
+        if legacy and not note:
+            note = ("registered as *.jsonl, which misses reset and deleted sessions: "
+                    "remove that source and add this one")
+        files = [p for p in glob.glob(pattern) if is_transcript(Path(p))]
+        found.append(Found(pattern, "openclaw", oc_agent, len(files),
+                           (pattern, oc_agent) in known or legacy, note))
     projects = claude_root / "projects"
     if projects.is_dir():
         pattern = str(projects.absolute() / "*" / "*.jsonl")

@@ -99,7 +99,7 @@ def _widen(out: Extraction, turns: Sequence[PreparedTurn]) -> None:
             category = _KIND_TO_CATEGORY.get(kind)
             if category is None or any((pt.id, c) in have for c in _COVERED_BY[category]):
                 continue
-            if category == "rejected" and pt.role != "user":
+            if not pt.in_conversation or category == "rejected" and pt.role != "user":
                 continue
             sentence = _sentence_with(pt.text, capture.match)
             if len(sentence.split()) < 3:

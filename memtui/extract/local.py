@@ -16,7 +16,11 @@ turns sentence by sentence and recognises:
 - **facts**: "my X is Y", "the X is at Y", "we use X for Y", "set X to Y",
   "switched X from A to B", "call me Y".
 - **episodes**: one per tool call (its outcome arrives with the result), incidents
-  (failed tool results), rejections, decisions and compactions.
+  (failed tool results and failed model calls), rejections, decisions and compactions.
+
+Only the person's words are read for rejections, decisions, tasks and facts: a prompt
+the agent wrote for a sub-agent is not, and a sub-agent's words give no rejection or
+decision (``Turn.author``; machine-written prompts never reach the extractor).
 
 Every candidate cites the message id it came from. Rules favour precision: a sentence
 that matches nothing produces nothing, and questions are never rejections.
@@ -50,6 +54,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
+from memtui.redact import redact
 from memtui.text import clean, domain_of, sentences, shorten
 
 NAME = "local"
@@ -339,6 +344,12 @@ class LocalExtractor:
             self._calls(pt, out)
         if pt.results:
             self._results(pt, out)
+        if pt.turn.error:
+            # A failed model call (a 429, a 502): the agent lost a turn, worth remembering.
+            error = redact(pt.turn.error).text
+            first = shorten(error.strip().split("\n", 1)[0], 160)
+            out.episodes.append(self._episode(pt, "incident", f"Model call failed: {first}",
+                                              shorten(error, DETAIL_CHARS), outcome="error"))
         return False
 
     def extract_turn(self, pt: PreparedTurn, out: Extraction) -> None:
@@ -346,7 +357,8 @@ class LocalExtractor:
         if self.structural(pt, out) or not pt.text:
             return
         if turn.role == "user":
-            self._user(pt, out)
+            if turn.author == "person":  # not a prompt the agent wrote for a sub-agent
+                self._user(pt, out)
         elif turn.role == "assistant":
             self._assistant(pt, out)
 
@@ -481,7 +493,8 @@ class LocalExtractor:
                                                   _ASSISTANT_REJECT, _ASSISTANT_LEARN,
                                                   _FIXED)):
             return
-        taken: set[str] = set()
+        # A sub-agent's words never reject or decide anything for the person.
+        taken: set[str] = set() if pt.in_conversation else {"rejected", "decision"}
         for s in sentences(text):
             lower = s.lower()
             if s.rstrip().endswith("?") or _LET_ME.search(lower) or len(s.split()) < 4:

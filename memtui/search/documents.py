@@ -7,6 +7,7 @@ one small query per sync, and a ``load`` that reads it, hashes it and chunks it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -138,8 +139,9 @@ def _load_transcript(path: Path, fmt: str, settings: SearchSettings) -> Loaded:
     settled = time.time() - path.stat().st_mtime > SETTLED_SECONDS
     result = read_transcript(path, fmt=fmt, final=settled)
     messages: list[Message] = []
+    answers = subagent_answers(result.turns)
     for turn in result.turns:
-        text = turn_text(turn, settings.tool_output_chars)
+        text = turn_text(_without(turn, answers), settings.tool_output_chars)
         if not text.strip():
             continue
         end_line = turn.line + max(0, data.count(b"\n", turn.offset, turn.end_offset) - 1)
@@ -151,6 +153,39 @@ def _load_transcript(path: Path, fmt: str, settings: SearchSettings) -> Loaded:
                             tokens=settings.chunk_tokens, overlap=settings.chunk_overlap,
                             context_chars=settings.context_chars)
     return Loaded(hashlib.sha256(data).hexdigest(), chunks)
+
+
+SUBAGENT_ANSWER = "[the sub-agent's answer, indexed with its own turn]"
+_MIN_ANSWER_CHARS = 40
+"""Shorter answers ("Done.") are only taken out of a tool result that is nothing else."""
+
+
+def subagent_answers(turns: list[Any]) -> set[str]:
+    """What sub-agents said in a transcript: a Task tool result repeats their last answer."""
+    return {t.text.strip() for t in turns if t.author == "subagent" and t.text.strip()}
+
+
+def _without(turn: Any, answers: set[str]) -> Any:
+    """The turn with sub-agent answers taken out of its tool results, so search does not
+    find them twice.
+
+    The sub-agent's own turn is what stays: it has its author, time and place in the
+    file, and it is indexed whole, where a tool result is cut at ``tool_output_chars``.
+    """
+    if not answers or not turn.tool_results:
+        return turn
+    results = []
+    for res in turn.tool_results:
+        content = res.content.strip()
+        if content in answers:
+            content = SUBAGENT_ANSWER
+        else:
+            for answer in answers:
+                if len(answer) >= _MIN_ANSWER_CHARS and answer in content:
+                    content = content.replace(answer, SUBAGENT_ANSWER)
+        results.append(res if content == res.content.strip() else
+                       dataclasses.replace(res, content=content))
+    return dataclasses.replace(turn, tool_results=tuple(results))
 
 
 def turn_text(turn: Any, tool_output_chars: int) -> str:

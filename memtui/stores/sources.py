@@ -11,6 +11,7 @@ from memtui import timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError, NotFound
 from memtui.stores import audit
+from memtui.transcripts.names import is_side_file
 
 FORMATS = ("auto", "openclaw", "claude-code", "generic")
 
@@ -29,9 +30,14 @@ class Source:
         return glob.has_magic(self.pattern)
 
     def files(self) -> list[Path]:
-        """The regular files the source names now, sorted (a glob picks up new files)."""
+        """The regular files the source names now, sorted (a glob picks up new files).
+
+        A glob leaves out the side files agents keep beside their transcripts (traces,
+        checkpoint copies, locks: ``transcripts.names.is_side_file``).
+        """
         if self.is_glob:
-            found = glob.glob(self.pattern, recursive=True)
+            found = [p for p in glob.glob(self.pattern, recursive=True)
+                     if not is_side_file(Path(p))]
         else:
             found = [self.pattern] if os.path.exists(self.pattern) else []
         return sorted(Path(p) for p in found if os.path.isfile(p))

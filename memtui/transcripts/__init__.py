@@ -11,7 +11,9 @@ from memtui.transcripts.detect import UnknownFormat, detect_format
 from memtui.transcripts.jsonl import StaleOffset
 from memtui.transcripts.reader import read_transcript
 from memtui.transcripts.turn import (
+    AUTHORS,
     FORMATS,
+    Author,
     Problem,
     ReadResult,
     ToolCall,
@@ -21,7 +23,9 @@ from memtui.transcripts.turn import (
 )
 
 __all__ = [
+    "AUTHORS",
     "FORMATS",
+    "Author",
     "Problem",
     "ReadResult",
     "StaleOffset",

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from memtui.transcripts.jsonl import (
@@ -36,10 +37,11 @@ from memtui.transcripts.jsonl import (
     Sink,
     as_int,
     block_text,
+    last_line_with,
     parse_timestamp,
     result_text,
 )
-from memtui.transcripts.turn import Kind, Role, ToolCall, ToolResult, Turn, Usage
+from memtui.transcripts.turn import Author, Kind, Role, ToolCall, ToolResult, Turn, Usage
 
 FORMAT = "claude-code"
 
@@ -47,6 +49,7 @@ SKIPPED_TYPES = frozenset(
     {
         "progress",
         "file-history-snapshot",
+        "file-history-delta",
         "queue-operation",
         "system",
         "summary",
@@ -54,8 +57,20 @@ SKIPPED_TYPES = frozenset(
         "permission-mode",
         "custom-title",
         "last-prompt",
+        # Seen in 2.1.x files; titles and cost are also kept (ReadResult.title, cost_usd).
+        "mode",
+        "ai-title",
+        "cost-state",
+        "atis-latch",
+        "agent-name",
+        "tag",
+        "relocated",
+        "pr-link",
     }
 )
+# Where a title line keeps its title, by type.
+TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+COST_KEYS = ("totalCostUSD", "totalCostUsd", "costUSD", "costUsd", "totalCost")
 # System lines Claude Code writes once a turn is over: no block can follow them.
 TURN_ENDING_SUBTYPES = frozenset({"turn_duration", "stop_hook_summary", "compact_boundary"})
 
@@ -72,6 +87,9 @@ class _Message:
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
+    subagent: str | None = None
+    """The sub-agent that wrote it ("" when it is one but its id is unknown)."""
+    error: str | None = None
 
     def turn(self, source: str) -> Turn:
         return Turn(
@@ -88,12 +106,17 @@ class _Message:
             offset=self.first.offset,
             end_offset=self.last.end,
             format=FORMAT,
+            author="agent" if self.subagent is None else "subagent",
+            subagent_id=self.subagent or None,
+            parent_id=_parent(self.first.data),
+            error=self.error,
         )
 
 
 def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Line | None:
     """Turn Claude Code lines into the sink; return the first line it holds back, if any."""
-    reader = _Reader(sink, session)
+    # ``session`` is the file stem here; a sub-agent's own file is agent-<id>.jsonl.
+    reader = _Reader(sink, session, session[6:] if session.startswith("agent-") else None)
     for line in lines:
         reader.feed(line)
     if reader.open is None:
@@ -107,12 +130,16 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Lin
 class _Reader:
     """Assembles turns line by line, keeping the assistant message that may still grow."""
 
-    def __init__(self, sink: Sink, session: str) -> None:
+    def __init__(self, sink: Sink, session: str, subagent: str | None = None) -> None:
         self.sink = sink
         self.session = session
+        # The sub-agent a file belongs to, from its name (agent-<id>.jsonl), for
+        # sidechain lines that do not carry their ``agentId``.
+        self.subagent = subagent
         self.open: _Message | None = None
         # Tool names by call id, so results can say which tool they answer.
-        self.tool_names: dict[str, str] = {}
+        self.tool_names: dict[str, str | None] = {}
+        self.path = Path(sink.source) if sink.source else None
 
     def close(self) -> None:
         if self.open is not None:
@@ -130,10 +157,25 @@ class _Reader:
             if kind == "system" and data.get("subtype") in TURN_ENDING_SUBTYPES:
                 self.close()
             self.sink.skip(line.number, str(kind))
+            self.keep(line)
         elif not isinstance(kind, str):
             self.sink.problem(line.number, "no string 'type' field")
         else:
             self.sink.unknown(line.number, kind)
+
+    def keep(self, line: Line) -> None:
+        """Note a bookkeeping line's title or cost."""
+        data = line.data
+        kind = str(data.get("type"))
+        title = data.get(TITLE_KEYS.get(kind, ""))
+        if isinstance(title, str) and title.strip():
+            self.sink.note(line.number, kind, title.strip())
+        elif kind == "cost-state":
+            for key in COST_KEYS:
+                value = data.get(key)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    self.sink.note(line.number, "cost", float(value))
+                    break
 
     def assistant(self, line: Line) -> None:
         data = line.data
@@ -153,9 +195,14 @@ class _Reader:
             return
         if self.open is None or self.open.id != msg_id:
             self.close()
-            self.open = _Message(msg_id, self._session(data), line, line)
+            self.open = _Message(msg_id, self._session(data), line, line,
+                                 subagent=self._subagent(data))
         msg = self.open
         msg.last = line
+        if data.get("isApiErrorMessage"):
+            # Claude Code's own line for a failed model call ("API Error: 529 ...").
+            msg.error = block_text(content) or "model call failed"
+            return
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -192,7 +239,7 @@ class _Reader:
         if not isinstance(content, str | list):
             self.sink.problem(line.number, "user message.content is not a string or list")
             return
-        results = tuple(self._results(content)) if isinstance(content, list) else ()
+        results = tuple(self._results(content, line)) if isinstance(content, list) else ()
         text = block_text(content)
         only_results = bool(results) and not text
         if not only_results:
@@ -200,11 +247,15 @@ class _Reader:
             self.close()
         role: Role = "tool" if only_results else "user"
         kind: Kind = "message"
+        subagent = self._subagent(data)
+        # In a sidechain the "user" is the orchestrating agent (the Task prompt).
+        author: Author = "machine" if only_results else (
+            "person" if subagent is None else "agent")
         if data.get("isCompactSummary"):
-            role, kind = "system", "compaction"
-        elif data.get("isMeta") and not only_results:
+            role, kind, author = "system", "compaction", "machine"
+        elif data.get("isMeta") and not only_results or _harness_text(text):
             # Caveats and command echoes Claude Code injects; not the human's words.
-            role = "system"
+            role, author = "system", "machine"
         self.sink.add(
             Turn(
                 id=uuid,
@@ -219,10 +270,13 @@ class _Reader:
                 end_offset=line.end,
                 format=FORMAT,
                 kind=kind,
+                author=author,
+                subagent_id=subagent or None,
+                parent_id=_parent(data),
             )
         )
 
-    def _results(self, content: list[Any]) -> list[ToolResult]:
+    def _results(self, content: list[Any], line: Line) -> list[ToolResult]:
         results = []
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
@@ -231,16 +285,68 @@ class _Reader:
             results.append(
                 ToolResult(
                     tool_call_id=call_id,
-                    name=self.tool_names.get(call_id),
+                    name=self._tool_name(call_id, line),
                     content=result_text(block.get("content")),
                     is_error=bool(block.get("is_error")),
                 )
             )
         return results
 
+    def _tool_name(self, call_id: str, line: Line) -> str | None:
+        """The name of the tool a result answers, also when its call came before this read."""
+        if not call_id or call_id in self.tool_names:
+            return self.tool_names.get(call_id)
+        name: str | None = None
+        if self.path is not None and line.offset > 0:
+            # A resumed read starts past the call: find it where a full read saw it.
+            try:
+                found = last_line_with(self.path, line.offset, call_id.encode(),
+                                       lambda d: _call_named(d, call_id) is not None)
+            except OSError:
+                found = None
+            name = _call_named(found, call_id) if found is not None else None
+        self.tool_names[call_id] = name
+        return name
+
+    def _subagent(self, data: dict[str, Any]) -> str | None:
+        """The sub-agent id of a sidechain line ("" if unknown), None on the main thread."""
+        if not data.get("isSidechain"):
+            return None
+        agent_id = data.get("agentId")
+        if isinstance(agent_id, str) and agent_id:
+            return agent_id
+        return self.subagent or ""
+
     def _session(self, data: dict[str, Any]) -> str:
         value = data.get("sessionId")
         return value if isinstance(value, str) and value else self.session
+
+
+# Output of a local command (``!ls``, ``/cost``) that Claude Code echoes as a user line.
+_HARNESS_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>",
+                     "<bash-stderr>", "<local-command-caveat>")
+
+
+def _call_named(data: dict[str, Any], call_id: str) -> str | None:
+    """The tool name of call ``call_id`` on an assistant line, if it is there."""
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if data.get("type") != "assistant" or not isinstance(content, list):
+        return None
+    for block in content:
+        if isinstance(block, dict) and block.get("id") == call_id:
+            name = block.get("name")
+            return name if isinstance(name, str) else None
+    return None
+
+
+def _parent(data: dict[str, Any]) -> str | None:
+    parent = data.get("parentUuid")
+    return parent if isinstance(parent, str) and parent else None
+
+
+def _harness_text(text: str) -> bool:
+    return text.startswith(_HARNESS_PREFIXES)
 
 
 def _tool_call(block: dict[str, Any]) -> ToolCall | None:

@@ -8,25 +8,21 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import MemtuiError
+from memtui.transcripts import claude_code, openclaw
 
-# Enough to get past a few snapshot/progress lines at the top of a Claude Code file.
-_MAX_LINES = 25
+# Lines of a known kind that prove no format (a file may open with hundreds of Claude
+# Code ``summary`` lines) are read past, up to these limits.
+_MAX_LINES = 2000
+_MAX_BYTES = 8 << 20
+# Unknown lines tolerated before the file is judged to be no transcript.
+_MAX_UNKNOWN = 25
 
-CLAUDE_CODE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "summary",
-        "attachment",
-        "permission-mode",
-        "custom-title",
-        "last-prompt",
-    }
-)
+CLAUDE_CODE_TYPES = frozenset({"user", "assistant"}) | claude_code.SKIPPED_TYPES
+# OpenClaw (pi) entry types besides ``message``; with the tree's ``parentId`` they are
+# OpenClaw's even without the session header.
+OPENCLAW_TYPES = (openclaw.SKIPPED_TYPES - {"session"}) | {"compaction"}
+# Known types that may not prove a format on their own line; they never count as unknown.
+KNOWN_TYPES = CLAUDE_CODE_TYPES | OPENCLAW_TYPES
 
 
 class UnknownFormat(MemtuiError, ValueError):
@@ -44,7 +40,8 @@ class UnknownFormat(MemtuiError, ValueError):
 def classify(data: dict[str, Any]) -> str | None:
     """The format one parsed line proves, or None if the line is not decisive."""
     kind = data.get("type")
-    if kind == "session" and "version" in data:
+    if kind == "session" and ("version" in data or "cwd" in data):
+        # pi's version-1 header has no "version", but the session's working directory.
         return "openclaw"
     if kind == "message" and isinstance(data.get("message"), dict):
         # An OpenClaw entry seen without its header (v1 files, or a header-less copy).
@@ -52,6 +49,11 @@ def classify(data: dict[str, Any]) -> str | None:
     if kind in CLAUDE_CODE_TYPES and ("sessionId" in data or "uuid" in data):
         return "claude-code"
     if kind == "file-history-snapshot" and "snapshot" in data:
+        return "claude-code"
+    if kind in OPENCLAW_TYPES and "parentId" in data:
+        return "openclaw"
+    if kind == "summary" and "leafUuid" in data:
+        # Only Claude Code writes these (a title pointing at the last message it covers).
         return "claude-code"
     if (
         kind == "message"
@@ -72,9 +74,11 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     """
     path = Path(path)
     seen: list[str] = []
+    read = 0
     with path.open("rb") as fh:
         for number, raw in enumerate(fh, start=1):
-            if number > _MAX_LINES:
+            read += len(raw)
+            if number > _MAX_LINES or read > _MAX_BYTES or len(seen) >= _MAX_UNKNOWN:
                 break
             if not raw.strip():
                 continue
@@ -92,6 +96,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
             fmt = classify(data)
             if fmt is not None:
                 return fmt
+            if data.get("type") in KNOWN_TYPES:
+                continue
             keys = ", ".join(sorted(data)[:6])
             seen.append(f"line {number} has type {data.get('type')!r} and keys {keys}")
     if not seen:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +54,7 @@ class Sink:
     problems: list[Problem] = field(default_factory=list)
     _skipped: list[tuple[int, str]] = field(default_factory=list)
     _unknown: list[tuple[int, str]] = field(default_factory=list)
+    _notes: list[tuple[int, str, Any]] = field(default_factory=list)
 
     def add(self, turn: Turn) -> None:
         self.turns.append(turn)
@@ -66,6 +67,14 @@ class Sink:
 
     def unknown(self, line: int, kind: str) -> None:
         self._unknown.append((line, kind))
+
+    def note(self, line: int, key: str, value: Any) -> None:
+        """Something a line says about the session (its title, its cost)."""
+        self._notes.append((line, key, value))
+
+    def notes(self, cut: int | None) -> dict[str, Any]:
+        """The last value of each note from lines before ``cut``."""
+        return {key: value for line, key, value in self._notes if cut is None or line < cut}
 
     def finish(
         self, cut: int | None
@@ -172,6 +181,43 @@ def first_object(path: Path, max_lines: int = 5) -> dict[str, Any] | None:
                 continue
             if isinstance(data, dict):
                 return data
+    return None
+
+
+def last_line_with(path: Path, before: int, needle: bytes,
+                   accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The last JSON object line before byte ``before`` holding ``needle`` that ``accept``s.
+
+    Reads backwards in blocks, so finding a line a little way back costs little; used to
+    learn what an earlier read already saw (a resumed read starts past it).
+    """
+    block = 1 << 18
+    with path.open("rb") as fh:
+        end = before
+        carry = b""
+        while end > 0:
+            start = max(0, end - block)
+            fh.seek(start)
+            chunk = fh.read(end - start) + carry
+            at = chunk.rfind(needle)
+            while at != -1:
+                first = chunk.rfind(b"\n", 0, at) + 1
+                if first == 0 and start > 0:
+                    break  # the line begins in an earlier block
+                last = chunk.find(b"\n", at)
+                try:
+                    data = json.loads(chunk[first:last if last != -1 else len(chunk)])
+                except (ValueError, RecursionError):
+                    data = None
+                if isinstance(data, dict) and accept(data):
+                    return data
+                at = chunk.rfind(needle, 0, first) if first > 0 else -1
+            # Keep the partial first line, so a line spanning two blocks is seen whole.
+            cut = chunk.find(b"\n")
+            carry = chunk if cut == -1 else chunk[:cut]
+            if start == 0:
+                break
+            end = start
     return None
 
 

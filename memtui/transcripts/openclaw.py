@@ -29,22 +29,50 @@ transcripts through that SessionManager (``~/.openclaw/agents/<agent>/sessions/
 The file is written lazily (nothing until the first assistant message) and is
 rewritten in place only when an older version is migrated on load; a watermark
 that no longer fits then raises StaleOffset.
+
+What real files add (issue 12):
+
+- **Version 1** files (pi's own, before the tree): a header without ``version`` and
+  entries without ``id``/``parentId``. They are read as pi's session manager upgrades
+  them (``migrateV1ToV2``): every entry after the header gets an id and is linked to
+  the entry before it. pi draws random ids; ours are ``L<line>`` so that a resumed read
+  names an entry as a full read does. A file without any header is read the same way.
+- **Replayed history**: OpenClaw can append an earlier stretch again as a new branch,
+  with new ids but the same messages (role, timestamp and content). A message equal to
+  one earlier in the file is skipped (``skipped["message (replayed)"]``), so each is
+  remembered once. A resumed read learns the earlier messages by reading the file up
+  to the watermark once (``_Tree.before``).
+- **Failures**: a tool result failed when ``isError`` says so, or its ``details`` do
+  (``status`` "error"/"failed"/"timeout", a non-zero ``exitCode``, an ``error``); an
+  assistant message with ``stopReason`` "error" carries its ``errorMessage`` in
+  ``Turn.error``.
+- **Machine-written prompts**: heartbeat polls, system event lines and channel
+  wrappers are taken off user messages (``harness.unwrap``); what is left is the
+  person's, with the channel's ``sender``; a message with nothing left is the
+  machine's (role "system", author "machine"). An assistant reply that is only a
+  protocol token (``HEARTBEAT_OK``, ``NO_REPLY``) has no text.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from memtui.transcripts.harness import is_ack, unwrap
 from memtui.transcripts.jsonl import (
     Line,
     Sink,
     as_int,
     block_text,
+    first_object,
     parse_timestamp,
     result_text,
 )
-from memtui.transcripts.turn import Role, ToolCall, ToolResult, Turn, Usage
+from memtui.transcripts.turn import Author, Role, ToolCall, ToolResult, Turn, Usage
 
 FORMAT = "openclaw"
 
@@ -62,8 +90,105 @@ SKIPPED_TYPES = frozenset(
 )
 
 
-def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Line | None:
+# What a tool's ``details`` say when it failed although ``isError`` is false.
+FAILED_STATUSES = frozenset({"error", "failed", "failure", "timeout", "timed_out", "killed"})
+
+
+@dataclass
+class _Tree:
+    """What the entries read so far say: the file's version, the last entry, the messages.
+
+    A resumed read gets the same answers as a full one by first reading the lines before
+    its watermark (``before``), lazily: only a read that meets a message or a version-1
+    entry needs them.
+    """
+
+    path: Path | None = None
+    start: int = 0
+    version: int = 1
+    last_id: str | None = None
+    seen: set[bytes] = field(default_factory=set)
+    loaded: bool = False
+
+    @classmethod
+    def before(cls, path: Path, start: int) -> _Tree:
+        header = first_object(path)
+        version = 1
+        if header is not None and header.get("type") == "session":
+            raw = header.get("version")
+            version = raw if isinstance(raw, int) and not isinstance(raw, bool) else 1
+        return cls(path=path, start=start, version=version, loaded=start == 0)
+
+    def load(self) -> None:
+        if self.loaded:
+            return
+        self.loaded = True
+        if self.path is None:
+            return
+        with self.path.open("rb") as fh:
+            offset, number = 0, 1
+            for raw in fh:
+                if offset >= self.start:
+                    break
+                offset += len(raw)
+                try:
+                    data = json.loads(raw)
+                except (ValueError, RecursionError):
+                    data = None
+                if isinstance(data, dict):
+                    self.note(data, number)
+                number += 1
+
+    def note(self, data: dict[str, Any], number: int) -> tuple[str | None, str | None, bool]:
+        """Record an entry; return its id, its parent's id and whether it is a replay."""
+        kind = data.get("type")
+        if kind == "session":
+            return None, None, False
+        entry_id = data.get("id")
+        parent: str | None
+        if isinstance(entry_id, str) and entry_id:
+            raw_parent = data.get("parentId")
+            parent = raw_parent if isinstance(raw_parent, str) and raw_parent else None
+        elif self.version < 2 and isinstance(kind, str):
+            entry_id, parent = f"L{number}", self.last_id
+        else:
+            return None, None, False
+        self.last_id = entry_id
+        replay = False
+        if kind == "message":
+            key = _fingerprint(data)
+            if key is not None:
+                replay = key in self.seen
+                self.seen.add(key)
+        return entry_id, parent, replay
+
+
+# What a message says, as opposed to how it was delivered (usage, provider, ids).
+_CONTENT_KEYS = ("role", "content", "toolCallId", "command", "output", "customType")
+
+
+def _fingerprint(data: dict[str, Any]) -> bytes | None:
+    """Role, time and content of a message: equal for an entry and its replayed copy."""
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return None
+    when = message.get("timestamp") or data.get("timestamp")
+    if when is None:
+        return None
+    body = [message.get(k) for k in _CONTENT_KEYS]
+    text = json.dumps([when, body], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def tree_before(path: Path, start: int) -> _Tree:
+    """The reading state for a read of ``path`` starting at byte ``start``."""
+    return _Tree.before(path, start)
+
+
+def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool,
+         tree: _Tree | None = None) -> Line | None:
     """Turn OpenClaw entries into the sink; whole-line entries never hold anything back."""
+    tree = tree or _Tree(version=3, loaded=True)
     for line in lines:
         data = line.data
         kind = data.get("type")
@@ -71,10 +196,18 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Lin
             if isinstance(data.get("id"), str):
                 session = data["id"]
             sink.skip(line.number, "session")
-        elif kind == "message":
-            _message(line, sink, session)
+            continue
+        if kind == "message" or tree.version < 2:
+            tree.load()
+        entry_id, parent, replay = tree.note(data, line.number)
+        if kind == "message":
+            if replay:
+                sink.skip(line.number, "message (replayed)")
+            elif entry_id is not None or _no_id(line, sink):
+                _message(line, sink, session, str(entry_id), parent)
         elif kind == "compaction":
-            _compaction(line, sink, session)
+            if entry_id is not None or _no_id(line, sink):
+                _compaction(line, sink, session, str(entry_id), parent)
         elif kind in SKIPPED_TYPES:
             sink.skip(line.number, str(kind))
         elif not isinstance(kind, str):
@@ -84,18 +217,12 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool) -> Lin
     return None
 
 
-def _entry_id(line: Line, sink: Sink) -> str | None:
-    entry_id = line.data.get("id")
-    if isinstance(entry_id, str) and entry_id:
-        return entry_id
+def _no_id(line: Line, sink: Sink) -> bool:
     sink.problem(line.number, f"{line.data.get('type')} entry without an 'id'")
-    return None
+    return False
 
 
-def _message(line: Line, sink: Sink, session: str) -> None:
-    entry_id = _entry_id(line, sink)
-    if entry_id is None:
-        return
+def _message(line: Line, sink: Sink, session: str, entry_id: str, parent: str | None) -> None:
     message = line.data.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
         sink.problem(line.number, "message entry without a 'message' object with a role")
@@ -109,15 +236,25 @@ def _message(line: Line, sink: Sink, session: str) -> None:
     calls: tuple[ToolCall, ...] = ()
     results: tuple[ToolResult, ...] = ()
     usage: Usage | None = None
+    author: Author | None = None
+    sender: str | None = None
+    error: str | None = None
     turn_role: Role
     if role == "user":
-        turn_role, text = "user", block_text(content)
+        turn_role, author = "user", "person"
+        unwrapped = unwrap(block_text(content))
+        text, sender = unwrapped.text, unwrapped.sender
+        if unwrapped.machine is not None:
+            turn_role, author = "system", "machine"
     elif role == "assistant":
         turn_role = "assistant"
         text = block_text(content)
+        if is_ack(text):
+            text = ""
         thinking = block_text(content, kind="thinking")
         calls = tuple(_calls(content))
         usage = _usage(message.get("usage"))
+        error = _model_error(message)
     elif role == "toolResult":
         call_id = message.get("toolCallId")
         if not isinstance(call_id, str):
@@ -130,7 +267,7 @@ def _message(line: Line, sink: Sink, session: str) -> None:
                 tool_call_id=call_id,
                 name=name if isinstance(name, str) else None,
                 content=result_text(content),
-                is_error=bool(message.get("isError")),
+                is_error=_failed(message),
             ),
         )
     elif role == "bashExecution":
@@ -158,14 +295,48 @@ def _message(line: Line, sink: Sink, session: str) -> None:
             offset=line.offset,
             end_offset=line.end,
             format=FORMAT,
+            author=author,
+            parent_id=parent,
+            sender=sender,
+            error=error,
         )
     )
 
 
-def _compaction(line: Line, sink: Sink, session: str) -> None:
-    entry_id = _entry_id(line, sink)
-    if entry_id is None:
-        return
+def _failed(message: dict[str, Any]) -> bool:
+    """Every signal of a failed tool: ``isError``, or the tool's own ``details``."""
+    if message.get("isError"):
+        return True
+    details = message.get("details")
+    if not isinstance(details, dict):
+        return False
+    status = details.get("status")
+    if isinstance(status, str) and status.lower() in FAILED_STATUSES:
+        return True
+    exit_code = details.get("exitCode")
+    if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
+        return True
+    error = details.get("error")
+    return bool(error) and not isinstance(error, int | float)
+
+
+def _model_error(message: dict[str, Any]) -> str | None:
+    """Why the model call behind an assistant message failed, if it did.
+
+    An abort (``stopReason`` "aborted", the person pressed Esc) is not a failure.
+    """
+    reason = message.get("stopReason")
+    detail = message.get("errorMessage")
+    if reason == "error":
+        return detail.strip() if isinstance(detail, str) and detail.strip() else (
+            "model call failed")
+    if reason is None and isinstance(detail, str) and detail.strip():
+        return detail.strip()
+    return None
+
+
+def _compaction(line: Line, sink: Sink, session: str, entry_id: str, parent: str | None
+                ) -> None:
     summary = line.data.get("summary")
     if not isinstance(summary, str):
         sink.problem(line.number, "compaction entry without a 'summary'")
@@ -183,6 +354,7 @@ def _compaction(line: Line, sink: Sink, session: str) -> None:
             end_offset=line.end,
             format=FORMAT,
             kind="compaction",
+            parent_id=parent,
         )
     )
 

@@ -19,6 +19,7 @@ from memtui.transcripts.jsonl import (
     count_lines_before,
     first_object,
 )
+from memtui.transcripts.names import session_stem
 from memtui.transcripts.turn import FORMATS, ReadResult
 
 
@@ -73,8 +74,16 @@ def read_transcript(
 
     sink = Sink(str(path))
     lines = LineReader(path, start_offset, start_line, sink, final=final)
-    held = READERS[fmt](lines, sink, session=_session(path, fmt), final=final)
-    turns, problems, skipped, unknown = sink.finish(None if held is None else held.number)
+    session = _session(path, fmt)
+    if fmt == "openclaw":
+        # Replays and version-1 links depend on the entries before the watermark.
+        tree = openclaw.tree_before(path, start_offset)
+        held = openclaw.read(lines, sink, session=session, final=final, tree=tree)
+    else:
+        held = READERS[fmt](lines, sink, session=session, final=final)
+    cut = None if held is None else held.number
+    turns, problems, skipped, unknown = sink.finish(cut)
+    notes = sink.notes(cut)
     if held is None:
         end_offset, end_line = lines.end_offset, lines.next_line
     else:
@@ -89,12 +98,15 @@ def read_transcript(
         skipped=skipped,
         lines_read=end_line - start_line,
         pending_bytes=lines.end_offset + lines.pending_bytes - end_offset,
+        title=notes.get("custom-title") or notes.get("ai-title") or notes.get("summary"),
+        cost_usd=notes.get("cost"),
     )
 
 
 def _session(path: Path, fmt: str) -> str:
     """The session id for lines that carry none: the OpenClaw header's; for generic files
-    ``default_session``; else the file stem.
+    ``default_session``; else the session the file's name gives (``names.session_stem``:
+    a reset or deleted copy keeps its session).
 
     The header is read from the top of the file because a resumed read starts past it.
     """
@@ -104,7 +116,7 @@ def _session(path: Path, fmt: str) -> str:
             return str(header["id"])
     if fmt == "generic":
         return default_session(path)
-    return path.stem
+    return session_stem(path)
 
 
 _ROTATION = re.compile(r"(?:[.-]\d{1,8})+$")

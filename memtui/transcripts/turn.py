@@ -8,6 +8,16 @@ from typing import Any, Literal
 
 Role = Literal["user", "assistant", "tool", "system"]
 Kind = Literal["message", "compaction"]
+Author = Literal["person", "agent", "subagent", "machine"]
+
+AUTHORS: tuple[Author, ...] = ("person", "agent", "subagent", "machine")
+# Who wrote a turn when its reader knows nothing more than the role.
+_AUTHOR_OF_ROLE: dict[str, Author] = {
+    "user": "person",
+    "assistant": "agent",
+    "tool": "machine",
+    "system": "machine",
+}
 
 FORMATS = ("openclaw", "claude-code", "generic")
 
@@ -59,6 +69,18 @@ class Turn:
     output lives in ``tool_results``. ``line``/``offset`` locate the first line of the
     turn and ``end_offset`` the byte just after its last line (a Claude Code assistant
     message can span several lines, with tool results interleaved).
+
+    ``author`` says who wrote it, which the role alone does not: ``person`` (the human),
+    ``agent`` (the main agent, also when it writes a sub-agent's prompt), ``subagent``
+    (a sub-agent's own words; ``subagent_id`` names it where the transcript does) or
+    ``machine`` (tool results, harness, hook, heartbeat and wrapper prompts). Only a
+    person's turn can carry a rejection or a decision. A reader that cannot tell leaves
+    it to the role: user -> person, assistant -> agent, tool/system -> machine.
+
+    ``sender`` is who sent a message that came through a chat channel (its wrapper is
+    stripped from ``text``); ``error`` is why a model call failed (the turn then has no
+    text of its own); ``parent_id`` is the entry this one follows in the transcript's
+    tree (OpenClaw ``parentId``, Claude Code ``parentUuid``), where the format has one.
     """
 
     id: str
@@ -77,6 +99,15 @@ class Turn:
     usage: Usage | None = None
     name: str | None = None
     kind: Kind = "message"
+    author: Author | None = None
+    subagent_id: str | None = None
+    parent_id: str | None = None
+    sender: str | None = None
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.author is None:
+            object.__setattr__(self, "author", _AUTHOR_OF_ROLE[self.role])
 
 
 @dataclass(frozen=True)
@@ -111,3 +142,8 @@ class ReadResult:
     # Bytes after end_offset that were seen but deliberately left for the next read
     # (a torn last line, or a Claude Code message that may still be growing).
     pending_bytes: int = 0
+    title: str | None = None
+    """The session's title as of this read (Claude Code: a name the person gave, else the
+    one the model gave, else a ``summary`` line's); None when the read saw none."""
+    cost_usd: float | None = None
+    """The session's cost so far, as the agent last recorded it in this read."""

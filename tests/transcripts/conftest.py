@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import pytest
 
 SHARED_CC = Path(__file__).resolve().parents[1] / "data"
+# The synthetic OpenClaw cases (openclaw_cases.py) are shared by several test modules.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _shared(name: str) -> Path:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from openclaw_cases import encode, v1_session, wild_session
 
 from memtui.transcripts import Problem, ReadResult, Turn, read_transcript
 
@@ -62,8 +63,35 @@ TRICKY = (
 )
 
 
+# Claude Code lines of the newer kinds: titles, cost, sidechains, a failed model call.
+TITLED = (
+    "\n".join(
+        [
+            json.dumps({"type": "summary", "summary": "Old title", "leafUuid": "x"}),
+            _cc("user", "u1", message={"role": "user", "content": "Fix the parser"}),
+            json.dumps({"type": "ai-title", "aiTitle": "Parser fix", "sessionId": "s"}),
+            _block("m1", "a1", {"type": "text", "text": "On it."}),
+            json.dumps({"type": "cost-state", "sessionId": "s", "totalCostUSD": 0.25}),
+            _cc("user", "u2", isSidechain=True, agentId="z9",
+                message={"role": "user", "content": "Count the tests"}),
+            _cc("assistant", "a2", isSidechain=True, agentId="z9",
+                message={"id": "m2", "role": "assistant",
+                         "content": [{"type": "text", "text": "12 tests."}]}),
+            _cc("assistant", "a3", isApiErrorMessage=True,
+                message={"id": "m3", "role": "assistant",
+                         "content": [{"type": "text", "text": "API Error: 529 overloaded"}]}),
+            json.dumps({"type": "mode", "sessionId": "s", "mode": "default"}),
+            json.dumps({"type": "custom-title", "customTitle": "Parser", "sessionId": "s"}),
+            _cc("user", "u3", message={"role": "user", "content": "thanks"}),
+        ]
+    ).encode("utf-8")
+    + b"\n"
+)
+
+
 def _files() -> list[tuple[str, bytes]]:
-    files = [("tricky.jsonl", TRICKY)]
+    files = [("tricky.jsonl", TRICKY), ("titled.jsonl", TITLED),
+             ("wild.jsonl", encode(wild_session())), ("v1.jsonl", encode(v1_session()))]
     for path in [SHARED / "short.jsonl", *sorted(SAMPLES.rglob("*.jsonl"))]:
         if path.exists():
             files.append((path.name, path.read_bytes()))
@@ -71,6 +99,9 @@ def _files() -> list[tuple[str, bytes]]:
 
 
 FILES = _files()
+# The shared real files: too long to cut at every line, so only at random places.
+REAL = sorted((REPO / "tests" / "data").glob("*/*.jsonl"))
+REAL_FILES = FILES + [(p.name, p.read_bytes()) for p in REAL]
 
 
 def _summary(
@@ -106,6 +137,10 @@ def assert_same_as_one_read(path: Path, pieces: list[ReadResult]) -> None:
     assert _summary(pieces) == _summary([whole])
     ids = [(t.id, t.role) for t in whole.turns]
     assert len(ids) == len(set(ids)), "a turn was produced twice"
+    titles = [r.title for r in pieces if r.title is not None]
+    costs = [r.cost_usd for r in pieces if r.cost_usd is not None]
+    assert whole.title == (titles[-1] if titles else None)
+    assert whole.cost_usd == (costs[-1] if costs else None)
 
 
 def test_tricky_file_reads_as_expected(tmp_path: Path) -> None:
@@ -132,10 +167,10 @@ def test_cut_at_every_line_boundary_and_mid_line(tmp_path: Path, name: str, data
     assert_same_as_one_read(path, read_in_pieces(path, data, cuts))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_byte_cuts_give_the_same_turns_exactly_once(data: st.DataObject) -> None:
-    name, content = data.draw(st.sampled_from(FILES), label="file")
+    name, content = data.draw(st.sampled_from(REAL_FILES), label="file")
     cuts = data.draw(st.lists(st.integers(0, len(content)), max_size=10), label="cuts")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
