@@ -146,10 +146,17 @@ def test_remember_daily_and_long_term(home: Home) -> None:
     assert get(home, "main", "MEMORY.md", start=long.line, lines=1).text == "- Prefers rsync"
 
 
-@pytest.mark.parametrize("text", ["", "   \n ", "a\x00b"])
-def test_remember_refuses_empty_or_nul(home: Home, text: str) -> None:
-    with pytest.raises(MemtuiError):
+@pytest.mark.parametrize("text", ["", "   \n ", "\x00\x1b[2J"])
+def test_remember_refuses_empty_text(home: Home, text: str) -> None:
+    with pytest.raises(MemtuiError, match="empty"):
         remember(home, "main", text)
+
+
+def test_remember_drops_nul_like_every_way_in(home: Home) -> None:
+    """NUL and escape codes are stripped at the way in, as state add and rules add do."""
+    done = remember(home, "main", "a\x00b\x1b]0;title\x07 c", long_term=True)
+    stored = (home.workspace("main") / done.path).read_text()
+    assert "- ab c\n" in stored and "\x00" not in stored and "\x1b" not in stored
 
 
 def test_remember_refuses_a_symlinked_log(home: Home, tmp_path: Path) -> None:
