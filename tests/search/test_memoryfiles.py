@@ -146,8 +146,10 @@ def test_remember_daily_and_long_term(home: Home) -> None:
     assert get(home, "main", "MEMORY.md", start=long.line, lines=1).text == "- Prefers rsync"
 
 
-@pytest.mark.parametrize("text", ["", "   \n ", "a\x00b"])
+@pytest.mark.parametrize("text", ["", "   \n ", "\x00\x1b[2J\x07"])
 def test_remember_refuses_empty_or_nul(home: Home, text: str) -> None:
+    """Nothing left once control characters are stripped (issue 9: a NUL inside text is
+    stripped at the way in, as in every store; tests/cli/test_ways_in.py)."""
     with pytest.raises(MemtuiError):
         remember(home, "main", text)
 
