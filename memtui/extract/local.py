@@ -13,8 +13,8 @@ turns sentence by sentence and recognises:
   **learning** ("always ...", "next time ...", a fix after a tool error),
   **discovery** ("it turns out ...", "the root cause is ...") and **agent_state**
   ("status: ...", "blocked on ...").
-- **facts**: "my X is Y", "the X is at Y", "we use X for Y", "set X to Y",
-  "switched X from A to B", "call me Y".
+- **facts** (``extract.facts``): "my X is Y", "the X is at Y", "we use X for Y",
+  "set X to Y", "switched X from A to B", "call me Y".
 - **episodes**: one per tool call (its outcome arrives with the result), incidents
   (failed tool results and failed model calls), rejections, decisions and compactions.
 
@@ -50,10 +50,10 @@ from collections.abc import Sequence
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
-    FactCandidate,
     PreparedTurn,
     StateCandidate,
 )
+from memtui.extract.facts import fact_in
 from memtui.redact import redact
 from memtui.text import clean, domain_of, sentences, shorten
 
@@ -235,33 +235,6 @@ _STATUS = _rx(
 )
 _LET_ME = _rx(r"^(?:let me|i'll|i will|now i'll|first,? |okay,? let me|ok,? let me)\b")
 
-# Facts.
-_VALUE_LIKE = re.compile(r"[\d/.:@`\"'_=-]|^[A-Z]\w*$|^\S+$")
-_BAD_KEYS = frozenset(
-    """problem issue cause reason fix error answer question thing point idea plan goal result
-    output difference problem here there it this that one way best worst only same other rest
-    first last next main whole key trick catch bug culprit solution truth fact""".split()
-)
-_FACT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (_rx(r"^(?:the |our |my )?(?P<k>[a-z][\w'.-]*(?: [\w'.-]+){0,3}) (?:is|are) "
-         r"(?:called |named |at |on |in )?(?P<v>[^,;!?]{1,60}), not (?:the |at |on |in )?"
-         r"(?P<old>[^,.;!?]{1,60})[.!]?$"), "kv"),
-    (_rx(r"\bmy (?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are) (?P<v>[^,;!?]{1,80})$"), "kv"),
-    (_rx(r"^(?:the |our )(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are|lives|runs) "
-         r"(?:at|on|in|under) (?P<v>[^,;!?]{1,80})$"), "kv"),
-    (_rx(r"^(?:the |our )(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are) (?P<v>[^,;!?]{1,60})$"),
-     "kv_strict"),
-    (_rx(r"\bwe (?:use|are using|'re using|now use) (?P<v>[\w.@/+-]+(?: [\w.@/+-]+)?) "
-         r"(?:for|as) (?:the |our )?(?P<k>[a-z][\w .-]{1,40}?)(?:[.!]|$)"), "kv"),
-    (_rx(r"\b(?:switch|switched|move|moved|migrate|migrated|change|changed) (?:the |our )?"
-         r"(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) from (?P<old>[^,;]{1,40}?) to "
-         r"(?P<v>[^,;!?]{1,60}?)(?:[.!]|$)"), "kv"),
-    (_rx(r"\bset (?:the |our )?(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) to (?P<v>[^,;!?]{1,60}?)"
-         r"(?:[.!]|$)"), "kv"),
-    (_rx(r"\bcall me (?P<v>[A-Z][\w-]{1,30})\b"), "name"),
-)
-_VALUE_TRIM = " .,;:!?\"'`()[]"
-
 REFUSED = _rx(
     r"doesn't want to proceed with this tool use|tool use was rejected|"
     r"user (?:rejected|denied|declined|refused)|(?:rejected|denied|declined) by the user|"
@@ -293,31 +266,6 @@ def refusal_reason(content: str) -> str:
     rest = _HARNESS_REFUSAL.sub(" ", content)
     rest = re.sub(r"\s+", " ", rest).strip(" .")
     return shorten(rest, DETAIL_CHARS) if len(rest.split()) >= 2 else ""
-
-
-def _fact(sentence: str, turn: PreparedTurn) -> FactCandidate | None:
-    for pattern, mode in _FACT_RULES:
-        m = pattern.search(sentence)
-        if m is None:
-            continue
-        value = m.group("v").strip(_VALUE_TRIM)
-        if mode == "name":
-            key = "name"
-        else:
-            key = m.group("k").strip(_VALUE_TRIM).lower()
-            for prefix in ("the ", "our ", "my "):
-                key = key.removeprefix(prefix)
-            if not key or key.split()[-1] in _BAD_KEYS or key.split()[0] in _BAD_KEYS:
-                continue
-        if not value or len(value.split()) > 8:
-            continue
-        if mode == "kv_strict" and (len(value.split()) > 4 or not _VALUE_LIKE.search(value)):
-            continue
-        if value.lower().startswith(("that ", "because ", "why ", "how ", "what ", "not ")):
-            continue
-        return FactCandidate(key=key, value=value, source_entry=turn.id, confidence=0.7,
-                             at=turn.at)
-    return None
 
 
 class LocalExtractor:
@@ -405,9 +353,9 @@ class LocalExtractor:
     def _user(self, pt: PreparedTurn, out: Extraction) -> None:
         task_done = False
         for s in sentences(clean(pt.text)):
-            fact = _fact(_LEAD.sub("", s) or s, pt)
+            fact = fact_in(_LEAD.sub("", s) or s, pt)
             if fact is None and ":" in s[:30]:
-                fact = _fact(s.split(":", 1)[1].strip(), pt)
+                fact = fact_in(s.split(":", 1)[1].strip(), pt)
             if fact is not None:
                 out.facts.append(fact)
             found = self._classify_user(_LEAD.sub("", s) or s, pt)

@@ -1,0 +1,69 @@
+"""Facts the local extractor reads from a sentence: "my X is Y", "set X to Y" and the like.
+
+A fact is a key and a value that can change later ("timezone" = "Europe/Berlin"). The
+rules favour precision: a key that names no thing ("the problem is ..."), a value that
+reads like a clause ("that ...", "because ...") or a long one is no fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memtui.extract.candidates import FactCandidate, PreparedTurn
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+_VALUE_LIKE = re.compile(r"[\d/.:@`\"'_=-]|^[A-Z]\w*$|^\S+$")
+_BAD_KEYS = frozenset(
+    """problem issue cause reason fix error answer question thing point idea plan goal result
+    output difference problem here there it this that one way best worst only same other rest
+    first last next main whole key trick catch bug culprit solution truth fact""".split()
+)
+_FACT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_rx(r"^(?:the |our |my )?(?P<k>[a-z][\w'.-]*(?: [\w'.-]+){0,3}) (?:is|are) "
+         r"(?:called |named |at |on |in )?(?P<v>[^,;!?]{1,60}), not (?:the |at |on |in )?"
+         r"(?P<old>[^,.;!?]{1,60})[.!]?$"), "kv"),
+    (_rx(r"\bmy (?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are) (?P<v>[^,;!?]{1,80})$"), "kv"),
+    (_rx(r"^(?:the |our )(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are|lives|runs) "
+         r"(?:at|on|in|under) (?P<v>[^,;!?]{1,80})$"), "kv"),
+    (_rx(r"^(?:the |our )(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) (?:is|are) (?P<v>[^,;!?]{1,60})$"),
+     "kv_strict"),
+    (_rx(r"\bwe (?:use|are using|'re using|now use) (?P<v>[\w.@/+-]+(?: [\w.@/+-]+)?) "
+         r"(?:for|as) (?:the |our )?(?P<k>[a-z][\w .-]{1,40}?)(?:[.!]|$)"), "kv"),
+    (_rx(r"\b(?:switch|switched|move|moved|migrate|migrated|change|changed) (?:the |our )?"
+         r"(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) from (?P<old>[^,;]{1,40}?) to "
+         r"(?P<v>[^,;!?]{1,60}?)(?:[.!]|$)"), "kv"),
+    (_rx(r"\bset (?:the |our )?(?P<k>[a-z][\w.-]*(?: [\w.-]+){0,3}) to (?P<v>[^,;!?]{1,60}?)"
+         r"(?:[.!]|$)"), "kv"),
+    (_rx(r"\bcall me (?P<v>[A-Z][\w-]{1,30})\b"), "name"),
+)
+_VALUE_TRIM = " .,;:!?\"'`()[]"
+
+
+def fact_in(sentence: str, turn: PreparedTurn) -> FactCandidate | None:
+    """The first fact a sentence states ("my X is Y", "we use X for Y" ...), if any."""
+    for pattern, mode in _FACT_RULES:
+        m = pattern.search(sentence)
+        if m is None:
+            continue
+        value = m.group("v").strip(_VALUE_TRIM)
+        if mode == "name":
+            key = "name"
+        else:
+            key = m.group("k").strip(_VALUE_TRIM).lower()
+            for prefix in ("the ", "our ", "my "):
+                key = key.removeprefix(prefix)
+            if not key or key.split()[-1] in _BAD_KEYS or key.split()[0] in _BAD_KEYS:
+                continue
+        if not value or len(value.split()) > 8:
+            continue
+        if mode == "kv_strict" and (len(value.split()) > 4 or not _VALUE_LIKE.search(value)):
+            continue
+        if value.lower().startswith(("that ", "because ", "why ", "how ", "what ", "not ")):
+            continue
+        return FactCandidate(key=key, value=value, source_entry=turn.id, confidence=0.7,
+                             at=turn.at)
+    return None
