@@ -1,7 +1,10 @@
 """Transcript files between runs: is it the file we read, where to resume, where to cut.
 
 A watermark (``stores.ledger.Watermark``) remembers a file's device, inode, size, the
-hash of its first bytes (``head_hash``) and the reader's state. A file that is shorter
+hash of its first bytes (``head_hash``) and the reader's state, including how far the
+reader could read (``read_to``: a torn last line or an open message is held back until
+the file goes idle). A file whose watermark is behind ``read_to`` -- a run was stopped
+or killed half-way -- is never unchanged: the next run resumes at once. A file that is shorter
 than the offset, or whose first bytes changed, is read again from the start (the ledger
 of extracted turns keeps that from duplicating anything). A batch may only end where no
 earlier turn extends past the cut, so every cut is a safe watermark.
@@ -51,6 +54,8 @@ def unchanged(st: os.stat_result, wm: Watermark | None, idle_final: bool) -> boo
         return False
     if wm.state.get("mtime_ns") != st.st_mtime_ns:
         return False
+    if wm.offset < int(wm.state.get("read_to", st.st_size)):
+        return False  # a run stopped or was killed before the end of what it had read
     # A held-back tail (torn line, open message) is read once the file has gone idle.
     return wm.offset >= st.st_size or not idle_final or bool(wm.state.get("final"))
 

@@ -320,6 +320,7 @@ class Stenographer:
                     n = self._write_batch(source.agent, path, work, cons)
                     if not held:
                         state = {**state, "mtime_ns": st.st_mtime_ns, "head_len": head_len,
+                                 "read_to": result.end_offset,
                                  "final": idle and cut_offset >= result.end_offset,
                                  "context": ctx.dump()}
                         ledger.advance(self.db, ledger.Advance(

@@ -191,3 +191,42 @@ def test_sigkill_many_times_then_finish_extracts_every_turn_exactly_once(tmp_pat
     ref_lines, _ = daily_lines(reference)
     assert len(markers) == len(set(markers))
     assert lines == ref_lines
+
+
+KILLED_AT = """
+import os, signal, sys
+from memtui.home import Home
+from memtui.extract import stenographer as steno
+home = Home(sys.argv[1])
+db = home.open_db()
+calls = 0
+
+def before_batch():
+    global calls
+    calls += 1
+    if calls == int(sys.argv[3]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return False
+
+steno.run(home, db, steno.Options(batch_turns=int(sys.argv[2]), stop=before_batch))
+"""
+
+
+def test_a_run_killed_in_a_file_written_just_now_resumes_at_once(tmp_path: Path) -> None:
+    transcript = tmp_path / "fresh.jsonl"
+    roles = big_transcript(transcript, 200)
+    os.utime(transcript)  # written just now: far from [extract] final_after_minutes
+    home = make_home(tmp_path / "home", transcript)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, str(home.root), "50", "5"],
+                          env=env, timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    with home.open_db() as db:
+        done = int(db.scalar("SELECT count(*) FROM extracted_turns"))
+        assert 0 < done < len(roles)
+        report = steno.run(home, db, steno.Options(batch_turns=50))
+        assert report.turns_extracted == len(roles) - done
+        ledger = Counter(r["entry"] for r in db.query("SELECT entry FROM extracted_turns"))
+        wm = db.one("SELECT offset FROM source_files")
+    assert set(ledger) == set(roles) and max(ledger.values()) == 1
+    assert wm is not None and wm["offset"] == transcript.stat().st_size
