@@ -13,14 +13,18 @@ Rules, applied in this order to every candidate:
    entry only when it names the same things: every *mark* of one text (a token with a
    digit -- 15, v2.3, 10:00 --, an identifier -- phx.server, user_id, camelCase --, or a
    capitalised word past the first -- Postgres, GPU) must be a word of the other
-   (``marks``, ``same_marks``).
+   (``marks``, ``same_marks``), and no content word of one is replaced by another
+   (``subject.restates``: "use pnpm" is not "use npm").
    - Same marks: a restatement. It updates the entry in place (new wording, higher
      confidence) and the entry now cites the latest message (``source_entry``,
      ``source_file``); the audit row keeps the previous source.
-   - Different marks in a decision, context, learning or agent_state entry: the
+   - Different marks in a decision, context, learning or agent_state entry about the
+     same subject (``extract.subject``: the texts differ in one place, the value): the
      decision changed ("Postgres 15" -> "Postgres 16"). The candidate is added as a new
      entry citing its own message and the old entry is marked superseded by it
-     (``state.link_superseded``: the chain answers "what did we decide before?").
+     (``state.link_superseded``: the chain answers "what did we decide before?"). About
+     another subject ("... for the api database" / "... for the billing database",
+     "item 3 ..." / "item 4 ..."), both stay active.
    - Different marks in a task, discovery or rejection: another thing (task 12 is not
      task 13), added as its own entry.
    Similarity is ``memtui.text.similarity``: difflib's ratio over the normalised texts
@@ -52,6 +56,7 @@ from memtui import text, timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.extract.candidates import EpisodeCandidate, Extraction, FactCandidate, StateCandidate
+from memtui.extract.subject import restates, same_subject
 from memtui.stores import audit, episodes, facts, state
 from memtui.stores.tombstones import Graveyard
 
@@ -111,6 +116,8 @@ class _Item:
     words: frozenset[str] = frozenset()
     supersedes: _Item | None = None
     """The entry this one replaces (a changed decision), linked once both have ids."""
+    summary: str = ""
+    """As written: what ``same_subject`` compares when the marks differ."""
 
 
 @dataclass(frozen=True)
@@ -171,9 +178,11 @@ class SimilarityIndex:
         return found.item if found else None
 
     def find(self, bucket: object, norm: str, marks_: frozenset[str] = frozenset(),
-             words: frozenset[str] | None = None, *, changed: bool = False) -> Match | None:
+             words: frozenset[str] | None = None, *, changed: bool = False,
+             summary: str = "") -> Match | None:
         """The most similar item at or above the threshold: one with the same marks if
-        there is one; else, when ``changed``, the most similar one with other marks."""
+        there is one; else, when ``changed``, the most similar one with other marks about
+        the same subject as ``summary`` (``subject.same_subject``)."""
         index = self._by_key.get(bucket)
         if not index or not norm:
             return None
@@ -212,8 +221,9 @@ class SimilarityIndex:
         best_same: tuple[float, _Item] | None = None
         best_changed: tuple[float, _Item] | None = None
         for _, item in ranked:
-            same = same_marks(marks_, words, item.marks, item.words)
-            if not same and not changed:
+            marks_alike = same_marks(marks_, words, item.marks, item.words)
+            same = marks_alike and (not summary or restates(summary, item.summary))
+            if not same and (marks_alike or not changed):
                 continue  # another thing: never the same entry
             if item.norm == norm and same:
                 return Match(item, True)
@@ -229,7 +239,8 @@ class SimilarityIndex:
             if same:
                 if best_same is None or score > best_same[0]:
                     best_same = (score, item)
-            elif best_changed is None or score > best_changed[0]:
+            elif (best_changed is None or score > best_changed[0]) and same_subject(
+                    summary, item.summary):
                 best_changed = (score, item)
         if best_same is not None:
             return Match(best_same[1], True)
@@ -312,7 +323,7 @@ class Consolidator:
             norm = text.normalise(summary)
             self._index.add(self._bucket(category, domain),
                             _Item(entry_id, norm, _keys(norm), marks=marks(summary),
-                                  words=words_of(summary, norm)))
+                                  words=words_of(summary, norm), summary=summary))
 
     def _state(self, cands: list[StateCandidate], out: Outcome) -> None:
         new_items: list[_Item] = []
@@ -327,9 +338,10 @@ class Consolidator:
             bucket = self._bucket(c.category, c.domain)
             c_marks, c_words = marks(c.summary), words_of(c.summary, norm)
             found = self._index.find(bucket, norm, c_marks, c_words,
-                                     changed=c.category in SUPERSEDING)
+                                     changed=c.category in SUPERSEDING, summary=c.summary)
             if found is None or not found.same:
-                item = _Item(None, norm, _keys(norm), pending=c, marks=c_marks, words=c_words)
+                item = _Item(None, norm, _keys(norm), pending=c, marks=c_marks, words=c_words,
+                             summary=c.summary)
                 if found is not None:
                     # A changed decision: the new entry replaces the old one.
                     item.supersedes = found.item
@@ -348,7 +360,7 @@ class Consolidator:
                     match.pending, summary=c.summary, detail=c.detail or match.pending.detail,
                     source_entry=c.source_entry,
                     confidence=max(match.pending.confidence, c.confidence))
-                match.norm = norm
+                match.norm, match.summary = norm, c.summary
                 out.duplicates += 1
                 continue
             assert match.id is not None
@@ -356,7 +368,7 @@ class Consolidator:
                 out.updated[c.category] += 1
             else:
                 out.duplicates += 1
-            match.norm = norm
+            match.norm, match.summary = norm, c.summary
         if not new_items:
             return
         pending = [item.pending for item in new_items if item.pending is not None]
