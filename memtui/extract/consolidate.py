@@ -118,6 +118,8 @@ class _Item:
     """The entry this one replaces (a changed decision), linked once both have ids."""
     summary: str = ""
     """As written: what ``same_subject`` compares when the marks differ."""
+    seq: int = 0
+    """Order of addition to the index: breaks ties the same way in every process."""
 
 
 @dataclass(frozen=True)
@@ -151,8 +153,12 @@ class SimilarityIndex:
         self.threshold = threshold
         self._by_key: dict[object, dict[str, list[_Item]]] = defaultdict(
             lambda: defaultdict(list))
+        self._seq = 0
 
     def add(self, bucket: object, item: _Item) -> None:
+        if not item.seq:
+            self._seq += 1
+            item.seq = self._seq
         index = self._by_key[bucket]
         for key in item.keys:
             index[key].append(item)
@@ -192,7 +198,9 @@ class SimilarityIndex:
         shared: dict[int, list[Any]] = {}
         # Rare keywords first; a common one only counts for entries already found, or
         # seeds the most recent COMMON_KEY entries when nothing rarer matched.
-        for key in sorted(keys, key=lambda k: len(index.get(k, ()))):
+        # Ties are broken by the key itself, never by set order (which changes with
+        # PYTHONHASHSEED): the same input gives the same memory in every process.
+        for key in sorted(keys, key=lambda k: (len(index.get(k, ())), k)):
             items = index.get(key)
             if not items:
                 continue
@@ -217,7 +225,7 @@ class SimilarityIndex:
         ranked = sorted(
             (slot for slot in shared.values()
              if 2 * slot[0] >= MIN_KEYWORD_DICE * (len(keys) + len(slot[1].keys))),
-            key=lambda slot: -slot[0])[:MAX_COMPARISONS]
+            key=lambda slot: (-slot[0], slot[1].seq))[:MAX_COMPARISONS]
         best_same: tuple[float, _Item] | None = None
         best_changed: tuple[float, _Item] | None = None
         for _, item in ranked:
