@@ -32,11 +32,10 @@ local extractor instead, so one poisoned batch cannot stall a source forever.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -55,6 +54,7 @@ from memtui.extract.prepare import FileContext, Preparer
 from memtui.extract.report import FileReport, Progress, RunReport
 from memtui.extract.scratch import scratch_copy
 from memtui.home import Home
+from memtui.locks import LockTimeout, file_lock
 from memtui.stores import jobs, ledger
 from memtui.stores.ledger import LedgerEntry, Watermark
 from memtui.stores.sources import Source
@@ -102,18 +102,15 @@ class Busy(MemtuiError):
 
 @contextmanager
 def run_lock(home: Home, *, wait: bool = False) -> Iterator[None]:
-    """One extraction at a time per home (a kernel lock: a killed run releases it)."""
-    home.root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home.root / ".extract.lock", os.O_CREAT | os.O_RDWR, 0o644)
-    try:
+    """One extraction at a time per home (``memtui.locks``: a killed run releases it)."""
+    with ExitStack() as held:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
+            held.enter_context(file_lock(home.root / ".extract.lock",
+                                         timeout=None if wait else 0))
+        except LockTimeout:
             raise Busy("another extraction is running in this home; try again when it "
                        "ends") from None
         yield
-    finally:
-        os.close(fd)
 
 
 class Stenographer:
