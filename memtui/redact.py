@@ -41,6 +41,7 @@ github_token        ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36+ alphanumerics; ``github_p
 slack_token         ``xoxa- xoxb- xoxp- xoxr- xoxs-`` + 10+ characters with a digit.
 slack_webhook       the path of ``hooks.slack.com/services|workflows|triggers/...`` URLs.
 google_api_key      ``AIza`` + exactly 35 key characters.
+stripe_key          ``sk_live_ rk_live_ sk_test_ rk_test_`` + 16+ random alphanumerics.
 aws_access_key_id   ``AKIA ASIA ABIA ACCA`` + 16 upper-case alphanumerics.
 aws_secret_key      a 40-character base64 value after ``aws_secret_access_key``,
                     ``aws_secret_key``, ``SecretAccessKey`` and similar.
@@ -80,7 +81,10 @@ from typing import Any, NamedTuple
 
 from memtui.text import strip_controls
 
-REDACTION_VERSION = 1  # bumped when what is redacted changes: derived stores rebuild
+REDACTION_VERSION = 2
+"""What :func:`redact` takes out, as a number: bumped whenever a pattern or a value check
+changes, so derived stores redacted by an older version (the search index) are rebuilt.
+A test pins the patterns to it. 2: Stripe keys."""
 PLACEHOLDER = "[REDACTED:{kind}]"
 """What a secret is replaced with; ``kind`` is one of :data:`KINDS`."""
 
@@ -384,6 +388,13 @@ PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
         ("AIza",),
         "Google Cloud / Firebase / Maps API keys.",
+    ),
+    SecretPattern(
+        "stripe_key",
+        re.compile(r"(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9])"),
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+        "Stripe secret and restricted keys (sk_live_, rk_live_ and their test-mode twins).",
+        check=_looks_random,
     ),
     SecretPattern(
         "aws_access_key_id",

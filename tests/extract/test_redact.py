@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import random
 import string
 import time
@@ -17,6 +18,7 @@ from memtui.redact import (
     MIN_ECHO_LENGTH,
     PATTERNS,
     PLACEHOLDER_RE,
+    REDACTION_VERSION,
     Finding,
     Redacted,
     contains_secret,
@@ -131,7 +133,11 @@ TRUE_POSITIVES: list[tuple[str, str, str]] = [
     ("secret", '"apiKey": "{s}"', fake(24, ALNUM, 34)),
     ("secret", "X-API-Key: {s}", fake(32, HEX, 35)),
     ("secret", '{{"access_token": "{s}", "expires_in": 3600}}', fake(40, ALNUM + "._-", 36)),
-    ("secret", "STRIPE_SECRET_KEY={s}", "sk_live_" + fake(24, ALNUM, 37)),
+    ("stripe_key", "STRIPE_SECRET_KEY={s}", "sk_live_" + fake(24, ALNUM, 37)),
+    ("stripe_key", "stripe.api_key = '{s}'", "rk_live_" + fake(99, ALNUM, 60)),
+    ("stripe_key", "charge it with {s} in test mode", "sk_test_" + fake(24, ALNUM, 61)),
+    ("discord_token", "openclaw channels add discord --token {s}", discord(7)),
+    ("password", "passwd: {s}", fake(14, ALNUM + "!%", 62)),
     ("secret", "credentials={s}", fake(30, B64, 38)),
     ("secret", "token: {s}", fake(20, ALNUM, 39)),
     ("secret", "the api key is {s}", fake(32, ALNUM, 40)),
@@ -158,6 +164,15 @@ def test_true_positive(kind: str, template: str, secret: str) -> None:
 
 def test_every_kind_has_a_true_positive() -> None:
     assert {kind for kind, _, _ in TRUE_POSITIVES} == set(KINDS)
+
+
+def test_redaction_version_is_bumped_with_the_patterns() -> None:
+    # A change to the patterns changes what is redacted: the version must say so (the
+    # search index is rebuilt when it changes). Bump REDACTION_VERSION, then this pin.
+    shape = repr([(p.kind, p.regex.pattern, p.regex.flags, p.anchors, p.fold, p.groups,
+                   p.check.__name__ if p.check else None, p.strip) for p in PATTERNS])
+    pin = hashlib.sha256(shape.encode()).hexdigest()[:16]
+    assert (REDACTION_VERSION, pin) == (2, "4889562c6ec566a0")
 
 
 def test_patterns_are_documented() -> None:
@@ -246,6 +261,8 @@ def test_key_value_placeholders_and_plain_words_stay() -> None:
         "the sort key was createdAtTimestamp2024",
         "the api key is in the team vault",
         "the private key is stored in ~/.ssh/id_ed25519",
+        "sk_live_your_key_goes_here",
+        "see sk_test_placeholder_value in the docs",
     ):
         assert redact(text).text == text, text
 
@@ -362,6 +379,7 @@ ADVERSARIAL = [
     "Authorization: " * 10_000,
     " ".join(f"password=Ab3dEf9h{i}" for i in range(5_000)),
     "a" * 150_000 + "@",
+    "sk_live_" * 20_000,
 ]
 
 
