@@ -12,15 +12,8 @@ from memtui.extract.candidates import (
     FactCandidate,
     StateCandidate,
 )
-from memtui.extract.consolidate import (
-    DEFAULT_THRESHOLD,
-    Consolidator,
-    SimilarityIndex,
-    _Item,
-    marks,
-    same_marks,
-    words_of,
-)
+from memtui.extract.consolidate import DEFAULT_THRESHOLD, Consolidator
+from memtui.extract.similarity import Item, SimilarityIndex, marks, same_marks, words_of
 from memtui.stores import audit, facts, state, tombstones
 
 
@@ -116,7 +109,7 @@ def test_tombstones_stop_candidates(db: Database) -> None:
 def test_index_compares_only_likely_candidates() -> None:
     index = SimilarityIndex(0.82)
     norm = text.normalise("deploy the billing service to staging")
-    index.add("b", _Item(1, norm, frozenset(text.keywords(norm))))
+    index.add("b", Item(1, norm, frozenset(text.keywords(norm))))
     other = text.normalise("deploys the billing services to staging")
     assert index.best("b", other) is not None
     assert index.best("b", text.normalise("write the quarterly newsletter")) is None

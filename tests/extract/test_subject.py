@@ -9,16 +9,8 @@ from hypothesis import strategies as st
 from memtui import text
 from memtui.db import Database
 from memtui.extract.candidates import Extraction, FactCandidate, StateCandidate
-from memtui.extract.consolidate import (
-    DEFAULT_THRESHOLD,
-    Consolidator,
-    Outcome,
-    SimilarityIndex,
-    _Item,
-    _keys,
-    marks,
-    words_of,
-)
+from memtui.extract.consolidate import DEFAULT_THRESHOLD, Consolidator, Outcome
+from memtui.extract.similarity import Item, SimilarityIndex, keys_of, marks, words_of
 from memtui.extract.subject import restates, same_subject
 from memtui.stores import facts, state
 
@@ -127,7 +119,7 @@ def verdict(earlier: str, later: str) -> str:
     "supersedes" or "another" (a new entry beside it)."""
     index = SimilarityIndex(DEFAULT_THRESHOLD)
     norm = text.normalise(earlier)
-    index.add("b", _Item(1, norm, _keys(norm), marks=marks(earlier),
+    index.add("b", Item(1, norm, keys_of(norm), marks=marks(earlier),
                          words=words_of(earlier, norm), summary=earlier))
     later_norm = text.normalise(later)
     found = index.find("b", later_norm, marks(later), words_of(later, later_norm),
