@@ -99,23 +99,31 @@ _WORD = re.compile(r"\w")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)$")
 
 
-def phrase_regex(phrase: str) -> str:
-    """The regex a phrase stands for (see the module docstring)."""
-    text = _ELLIPSIS.sub("", phrase.strip())
+def _phrase_pieces(text: str, *, look_behind_after_first: bool) -> str:
+    """A phrase as regex: any run of whitespace matches any whitespace, ``'`` matches
+    ``'`` and ``’``, the rest literally; and the word boundary before it, as a
+    look-behind placed before the phrase or after its first word."""
     out: list[str] = []
-    for token in re.findall(r"\s+|['’]|[^\s'’]", text):
+    for i, token in enumerate(re.findall(r"\s+|['’]|[^\s'’]+", text)):
         if token.isspace():
             out.append(r"\s+")
         elif token in "'’":
             out.append("['’]")
         else:
             out.append(re.escape(token))
+            if look_behind_after_first and i == 0 and _WORD.match(token[0]):
+                out.append(f"(?<!\\w{re.escape(token)})")
     body = "".join(out)
-    if text and _WORD.match(text[0]):
+    if not look_behind_after_first and text and _WORD.match(text[0]):
         body = r"(?<!\w)" + body
     if text and _WORD.match(text[-1]):
         body += r"(?!\w)"
     return body
+
+
+def phrase_regex(phrase: str) -> str:
+    """The regex a phrase stands for (see the module docstring)."""
+    return _phrase_pieces(_ELLIPSIS.sub("", phrase.strip()), look_behind_after_first=False)
 
 
 def _folded_phrase_regex(phrase: str) -> str:
@@ -125,22 +133,8 @@ def _folded_phrase_regex(phrase: str) -> str:
     phrase's first word rather than before it, so ``re`` can search for that word as a
     literal prefix.
     """
-    text = _ELLIPSIS.sub("", phrase.strip()).lower()
-    tokens = re.findall(r"\s+|['’]|[^\s'’]+", text)
-    out: list[str] = []
-    for i, token in enumerate(tokens):
-        if token.isspace():
-            out.append(r"\s+")
-        elif token in "'’":
-            out.append("['’]")
-        else:
-            out.append(re.escape(token))
-            if i == 0 and _WORD.match(token[0]):
-                out.append(f"(?<!\\w{re.escape(token)})")
-    body = "".join(out)
-    if text and _WORD.match(text[-1]):
-        body += r"(?!\w)"
-    return body
+    return _phrase_pieces(_ELLIPSIS.sub("", phrase.strip()).lower(),
+                          look_behind_after_first=True)
 
 
 # --- loading and validating ----------------------------------------------------------
