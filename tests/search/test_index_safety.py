@@ -153,3 +153,14 @@ def test_a_batch_search_over_a_damaged_index_repairs_it_once(home: Home, transcr
                                    embedder=fake))
     assert [r.results[0].message_ids[0] for _, r in got] == ["m4", "m1"]
     assert len(got[0][1].notices) == 1 and got[1][1].notices == []  # said once
+
+
+def test_a_damaged_index_is_rebuilt_even_without_sync_before_search(
+        home: Home, transcript: Path, fake: FakeEmbedder) -> None:
+    add_transcript(home, transcript)
+    engine.sync(home, "main", embedder=fake)
+    home.settings.search.sync_before_search = False
+    _damage(home.index_path("main"), "truncated")
+    res = engine.search(home, "main", "PostgreSQL migration",
+                        engine.options(home, min_score=0), embedder=fake)
+    assert res.results and res.results[0].message_ids == ["m4", "m5"] and res.notices
