@@ -60,11 +60,14 @@ def open_searcher(home: Home, agent: str, *, embedder: Embedder | None | str = "
 
 
 def ensure_fresh(searcher: Searcher, progress: Progress | None = None) -> SyncReport | None:
-    """Sync the index when the cheap check says something changed."""
+    """Sync the index when the cheap check says something changed, or (whatever
+    ``sync_before_search`` says) when a damaged file was just set aside: an empty index
+    in its place would find nothing."""
     index = searcher.index
-    if not index.settings.sync_before_search or index.db.readonly:
+    if index.db.readonly:
         return None  # a read-only home is searched as it was last indexed
-    if index.check():
+    replaced = bool(index.notices) and index.stored_fingerprint() is None
+    if replaced or (index.settings.sync_before_search and index.check()):
         return index.sync(progress=progress)
     return None
 

@@ -140,3 +140,27 @@ def test_doctor_checks_each_index_and_names_the_file(home: Home, transcript: Pat
     assert after["index main"].status == "ok"
     assert after["index set aside"].status == "warn" and "main.sqlite.damaged-" in after[
         "index set aside"].detail
+
+
+def test_a_batch_search_over_a_damaged_index_repairs_it_once(home: Home, transcript: Path,
+                                                             fake: FakeEmbedder) -> None:
+    add_transcript(home, transcript)
+    engine.sync(home, "main", embedder=fake)
+    _damage(home.index_path("main"), "garbage")
+    queries = [engine.BatchQuery(str(n), q) for n, q in
+               enumerate(["PostgreSQL migration", "grey kitten shelter"])]
+    got = list(engine.search_batch(home, "main", queries, engine.options(home, min_score=0),
+                                   embedder=fake))
+    assert [r.results[0].message_ids[0] for _, r in got] == ["m4", "m1"]
+    assert len(got[0][1].notices) == 1 and got[1][1].notices == []  # said once
+
+
+def test_a_damaged_index_is_rebuilt_even_without_sync_before_search(
+        home: Home, transcript: Path, fake: FakeEmbedder) -> None:
+    add_transcript(home, transcript)
+    engine.sync(home, "main", embedder=fake)
+    home.settings.search.sync_before_search = False
+    _damage(home.index_path("main"), "truncated")
+    res = engine.search(home, "main", "PostgreSQL migration",
+                        engine.options(home, min_score=0), embedder=fake)
+    assert res.results and res.results[0].message_ids == ["m4", "m5"] and res.notices
