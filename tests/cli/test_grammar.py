@@ -113,6 +113,7 @@ def test_demo_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["extract"]["turns_read"] > 0 and out["boot"]["agent"] == "coordinator"
+    assert isinstance(out["extract"]["problems"], list)
 
 
 def test_extract_json_has_one_problems_list(home: Home, tmp_path: Path) -> None:
