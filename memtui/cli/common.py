@@ -20,9 +20,12 @@ ACTOR = "cli"
 
 
 def home_of(ctx: click.Context) -> Home:
-    """The memory home named by --home / MEMTUI_HOME / the default; must exist."""
+    """The memory home named by --home / MEMTUI_HOME / the default; must exist, and its
+    memtui.toml must be valid: every command stops on a broken one, naming file and key."""
     root = ctx.find_root()
-    return Home.resolve((root.obj or {}).get("home")).require()
+    home = Home.resolve((root.obj or {}).get("home")).require()
+    home.settings  # noqa: B018  (loading validates)
+    return home
 
 
 @contextmanager

@@ -15,8 +15,10 @@ from memtui.errors import ExitCode
 from memtui.stores.sources import FORMATS
 
 if TYPE_CHECKING:
+    from memtui.db import Database
     from memtui.extract.stenographer import Progress as StenoProgress
     from memtui.extract.stenographer import RunReport
+    from memtui.home import Home
 
 
 @contextmanager
@@ -92,6 +94,21 @@ def render(report: RunReport) -> None:
                    "were and the next run retries them", err=True)
 
 
+def run_warnings(home: Home, db: Database, agent: str | None, source: str | None) -> list[str]:
+    """What the run would otherwise do without a word: no policy.yaml, sources with no files."""
+    from memtui.extract.choose import select_sources
+
+    out = []
+    if not home.policy_path.exists():
+        out.append(f"{home.policy_path} is missing: using the built-in default policy "
+                   f"(memtui init --home {home.root} writes it back)")
+    for s in select_sources(db, agent, source):
+        if not s.files():
+            out.append(f"source {s.id} ({s.pattern}, agent {s.agent}) names no files now: "
+                       "moved or deleted? (memtui sources remove " + str(s.id) + " if gone)")
+    return out
+
+
 def as_json_report(report: RunReport) -> dict[str, Any]:
     """`extract --json`: the run's counts, with ``problems`` the list and a count beside it."""
     out = report.counts()
@@ -135,16 +152,18 @@ def extract(ctx: click.Context, agent: str | None, source: str | None, since: st
 
     with opened(ctx) as (home, db):
         name, warning = choose_extractor(home, extractor)
-        if warning:
-            click.echo(f"warning: {warning}", err=True)
-        options = steno.Options(agent=home.agent(agent, db) if agent else None, source=source,
-                                since=_since(since), dry_run=dry_run, extractor=name,
-                                wait_for_lock=wait)
+        who = home.agent(agent, db) if agent else None
+        warnings = [warning] if warning else []
+        warnings += run_warnings(home, db, who, source)
+        for line in warnings:
+            click.echo(f"warning: {line}", err=True)
+        options = steno.Options(agent=who, source=source, since=_since(since),
+                                dry_run=dry_run, extractor=name, wait_for_lock=wait)
         with progress_bar(not as_json and sys.stderr.isatty()) as update:
             options.progress = update
             report = steno.run(home, db, options)
     if as_json:
-        emit_json(as_json_report(report))
+        emit_json(as_json_report(report) | {"warnings": warnings})
     else:
         render(report)
     if report.all_failed:

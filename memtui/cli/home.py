@@ -94,7 +94,9 @@ def demo(ctx: click.Context, keep: str | None, agent: str, as_json: bool) -> Non
     try:
         report = extract(home, db)
         if as_json:
-            emit_json({"home": home.root, "sample": summary, "extract": report.counts(),
+            from memtui.cli.extract import as_json_report
+
+            emit_json({"home": home.root, "sample": summary, "extract": as_json_report(report),
                        "boot": build_boot(home, db, agent).as_dict()})
             return
         click.echo(f"demo home: {home.root}")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 
+from memtui.cli.main import cli
 from memtui.config import load_settings, render_settings
 from memtui.errors import ExitCode
 from memtui.home import Home
@@ -111,6 +113,7 @@ def test_demo_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["extract"]["turns_read"] > 0 and out["boot"]["agent"] == "coordinator"
+    assert isinstance(out["extract"]["problems"], list)
 
 
 def test_extract_json_has_one_problems_list(home: Home, tmp_path: Path) -> None:
@@ -134,3 +137,40 @@ def test_negative_results_exit_3(home: Home) -> None:
     failing = run_cli("health", home=home)
     assert failing.returncode == ExitCode.NEGATIVE, failing.stderr
     assert run_cli("health", "nope", home=home).returncode == ExitCode.NOT_FOUND
+
+
+EXEMPT_FROM_JSON = {
+    "context json": "prints JSON already",
+    "console": "the interactive console",
+    "mcp": "a server speaking MCP",
+}
+
+
+def _leaf_commands() -> list[tuple[str, click.Command]]:
+    ctx = click.Context(cli)
+    out: list[tuple[str, click.Command]] = []
+
+    def walk(cmd: click.Command, path: list[str]) -> None:
+        if isinstance(cmd, click.Group):
+            for name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, name)
+                if sub is not None:
+                    walk(sub, [*path, name])
+            if not cmd.invoke_without_command:
+                return
+        out.append((" ".join(path), cmd))
+
+    walk(cli, [])
+    return out
+
+
+def test_every_command_follows_the_grammar() -> None:
+    """New commands too: --json, --agent beside any agent argument, --limit = --max-results."""
+    for path, cmd in _leaf_commands():
+        opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
+        if not any(path.startswith(e) for e in EXEMPT_FROM_JSON):
+            assert "--json" in opts, f"memtui {path} has no --json"
+        if any(isinstance(p, click.Argument) and p.name == "agent" for p in cmd.params):
+            assert "--agent" in opts, f"memtui {path} takes the agent only positionally"
+        if "--limit" in opts or "--max-results" in opts:
+            assert {"--limit", "--max-results"} <= opts, f"memtui {path}: one spelling only"
