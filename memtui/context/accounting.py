@@ -147,12 +147,10 @@ class Accountant:
             out.append((Item(turn.id, kind, label, len(text),
                              estimate_tokens(text) + images * IMAGE_TOKENS, tool, images), text))
 
-        # Turn.author (person, agent, subagent, machine) is landing in the readers; a
-        # "user" message the harness wrote is not the person's words.
-        author = getattr(turn, "author", None)
         if turn.role == "user" and turn.text:
-            add("system messages" if author == "machine" else "user", _label(turn.text),
-                turn.text)
+            # A "user" message the harness or a hook wrote is not the person's words.
+            add("system messages" if turn.author == "machine" else "user",
+                _label(turn.text), turn.text)
         elif turn.role == "system" and turn.text:
             add("system messages", _label(turn.text), turn.text)
         elif turn.role == "assistant":

@@ -178,19 +178,14 @@ def test_a_bad_model_window_names_the_file_and_key(home: Home) -> None:
 
 
 def test_a_user_message_written_by_the_harness_counts_as_a_system_message() -> None:
-    from dataclasses import dataclass
-
     from memtui.context.accounting import Accountant
     from memtui.transcripts import Turn
+    from memtui.transcripts.turn import Author
 
-    @dataclass(frozen=True)
-    class Authored(Turn):
-        author: str = "person"
-
-    def turn(n: int, author: str) -> Turn:
-        return Authored(id=f"t{n}", session="s", timestamp=None, role="user", text="x" * 40,
-                        source="f", line=n, offset=0, end_offset=0, format="generic",
-                        author=author)
+    def turn(n: int, author: Author) -> Turn:
+        return Turn(id=f"t{n}", session="s", timestamp=None, role="user", text="x" * 40,
+                    source="f", line=n, offset=0, end_offset=0, format="generic",
+                    author=author)
 
     acct = Accountant()
     acct.feed([turn(1, "person"), turn(2, "machine")])
