@@ -12,7 +12,7 @@ from memtui.context.accounting import Accountant
 from memtui.context.bootstrap import load_bootstrap
 from memtui.context.report import ContextReport, build_report
 from memtui.context.sessions import is_group_session, resolve_session
-from memtui.context.window import read_window
+from memtui.context.window import active_branch, branched, read_window
 from memtui.home import Home
 from memtui.transcripts import StaleOffset
 
@@ -61,6 +61,7 @@ class ContextFollower:
         self.fmt = "unknown"
         self.model: str | None = None
         self.problems = 0
+        self.last_turn: str | None = None
         self._seen: tuple[int, int] | None = None
 
     def poll(self) -> ContextReport | None:
@@ -83,7 +84,13 @@ class ContextFollower:
             self.fmt = result.format
         self.model = read.model or self.model
         self.problems += len(result.problems)
-        self.acct.feed(result.turns, read.first_kept)
+        if self.offset and branched(result.turns, self.last_turn, self.acct.turns):
+            # The session moved to another branch: the window is rebuilt from the file.
+            self._reset()
+            return self.poll()
+        self.acct.feed(active_branch(result.turns), read.first_kept)
+        if result.turns:
+            self.last_turn = result.turns[-1].id
         self.offset, self.line = result.end_offset, result.end_line
         view = self.acct
         if result.pending_bytes and self.fmt != "unknown":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,45 @@ def first_kept_ids(path: Path, turns: list[Turn]) -> dict[str, str]:
     return out
 
 
+def branched(turns: list[Turn], previous: str | None = None,
+             known: Container[str] = ()) -> bool:
+    """Whether an OpenClaw turn continues from a message other than the one just before it
+    (a session is a tree: /tree and retries start branches in the same file).
+
+    ``previous`` and ``known``: the last turn and every turn read before ``turns``.
+    """
+    seen: set[str] = set()
+    last = previous
+    for turn in turns:
+        parent = turn.parent_id
+        if turn.format == "openclaw" and parent is not None and parent != last and (
+                parent in seen or parent in known):
+            return True
+        seen.add(turn.id)
+        last = turn.id
+    return False
+
+
+def active_branch(turns: list[Turn]) -> list[Turn]:
+    """The messages of the branch the session is on: from the last entry back to the root.
+
+    A parent that is not a message (a model change, a label) is taken to sit just before
+    the message that follows it, which is where the writer puts it.
+    """
+    if not branched(turns):
+        return turns
+    index = {t.id: i for i, t in enumerate(turns)}
+    keep: set[int] = set()
+    i = len(turns) - 1
+    while i >= 0 and i not in keep:
+        keep.add(i)
+        parent = turns[i].parent_id
+        if parent is None:
+            break
+        i = index.get(parent, i - 1)
+    return [t for j, t in enumerate(turns) if j in keep]
+
+
 def read_window(path: Path, *, start_offset: int = 0, start_line: int | None = None,
                 final: bool = True) -> Read:
     result = read_transcript(path, start_offset=start_offset, start_line=start_line,
@@ -50,7 +90,7 @@ def account(path: Path) -> tuple[Accountant, Read]:
     """The whole transcript read once into an Accountant."""
     read = read_window(path)
     acct = Accountant()
-    acct.feed(read.result.turns, read.first_kept)
+    acct.feed(active_branch(read.result.turns), read.first_kept)
     return acct, read
 
 

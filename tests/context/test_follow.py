@@ -116,3 +116,32 @@ def test_without_a_session_the_follower_moves_to_a_newer_transcript(home: Home) 
     moved = follower.poll()
     assert moved is not None and moved.session == new
     assert moved.used == context_report(home, "ops", new).used
+
+
+def test_a_branched_session_counts_only_the_branch_it_is_on(home: Home, tmp_path: Path) -> None:
+    import json
+
+    from tests.context.synth import Writer
+
+    w = Writer()
+    head = [*w.header(), *w.exchange()]
+    fork = head[-1]["id"]
+    abandoned = w.exchange(big=True)
+    w.parent = fork  # /tree: back to the fork, a new branch
+    kept = w.exchange()
+    path = tmp_path / "tree.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in [*head, *abandoned, *kept]))
+    linear = tmp_path / "linear.jsonl"
+    linear.write_text("".join(json.dumps(e) + "\n" for e in [*head, *kept]))
+    tree, straight = context_report(home, "main", path), context_report(home, "main", linear)
+    assert tree.messages == straight.messages == len(head) - 2 + len(kept)
+    assert tree.by_kind == straight.by_kind
+    # Followed: the branch switch arrives in a later poll and the window is rebuilt.
+    live = tmp_path / "live.jsonl"
+    live.write_text("".join(json.dumps(e) + "\n" for e in [*head, *abandoned]))
+    follower = ContextFollower(home, "main", live)
+    assert follower.poll() is not None
+    with live.open("a") as fh:
+        fh.write("".join(json.dumps(e) + "\n" for e in kept))
+    report = follower.poll()
+    assert report is not None and report.by_kind == straight.by_kind
