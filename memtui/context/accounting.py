@@ -148,7 +148,9 @@ class Accountant:
                              estimate_tokens(text) + images * IMAGE_TOKENS, tool, images), text))
 
         if turn.role == "user" and turn.text:
-            add("user", _label(turn.text), turn.text)
+            # A "user" message the harness or a hook wrote is not the person's words.
+            add("system messages" if turn.author == "machine" else "user",
+                _label(turn.text), turn.text)
         elif turn.role == "system" and turn.text:
             add("system messages", _label(turn.text), turn.text)
         elif turn.role == "assistant":

@@ -28,6 +28,7 @@ from memtui.errors import MemtuiError
 from memtui.home import Home, atomic_write
 from memtui.stores import context_log
 from memtui.text import estimate_tokens
+from memtui.transcripts.jsonl import first_object
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,13 @@ def agent_of(home: Home, path: Path) -> str:
         if path in agent_transcripts(home, agent):
             return agent
     return home.settings.default_agent()
+
+
+def _writable_version(path: Path) -> bool:
+    """A v3 session file (the version whose compaction entry memtui writes)."""
+    header = first_object(path)
+    return header is not None and header.get("type") == "session" \
+        and header.get("version") == 3
 
 
 def _last_entry_id(path: Path) -> str | None:
@@ -130,7 +138,7 @@ def compact_session(home: Home, path: Path, *, apply: bool = False, agent: str |
         return CompactionResult(**base, status="preview",  # type: ignore[arg-type]
                                 message=f"would summarise {len(cut.turns)} messages")
     entry_id, backup, output = secrets.token_hex(4), None, None
-    if report.format == "openclaw":
+    if report.format == "openclaw" and _writable_version(path):
         entry = {"type": "compaction", "id": entry_id, "parentId": _last_entry_id(path),
                  "timestamp": timeutil.now().isoformat().replace("+00:00", "Z"),
                  "summary": summary, "firstKeptEntryId": cut.first_kept,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -10,11 +9,10 @@ from typing import Any
 
 from memtui.context.accounting import Accountant
 from memtui.context.bootstrap import load_bootstrap
+from memtui.context.live import LiveWindow
 from memtui.context.report import ContextReport, build_report
 from memtui.context.sessions import is_group_session, resolve_session
-from memtui.context.window import read_window
 from memtui.home import Home
-from memtui.transcripts import StaleOffset
 
 
 class ContextFollower:
@@ -55,48 +53,24 @@ class ContextFollower:
             self._reset()
 
     def _reset(self) -> None:
-        self.acct = Accountant()
-        self.offset = 0
-        self.line = 1
-        self.fmt = "unknown"
-        self.model: str | None = None
-        self.problems = 0
-        self._seen: tuple[int, int] | None = None
+        self.window = LiveWindow(self.path)
+
+    @property
+    def acct(self) -> Accountant:
+        return self.window.acct
+
+    @property
+    def offset(self) -> int:
+        return self.window.offset
 
     def poll(self) -> ContextReport | None:
         self._newest()
-        st = self.path.stat()
-        seen = (st.st_size, st.st_mtime_ns)
-        if seen == self._seen:
+        if not self.window.update():
             return None
-        if st.st_size < self.offset:
-            self._reset()
-        try:
-            read = read_window(self.path, start_offset=self.offset, start_line=self.line,
-                               final=False)
-        except StaleOffset:
-            self._reset()
-            read = read_window(self.path, final=False)
-        self._seen = seen
-        result = read.result
-        if result.format != "unknown":
-            self.fmt = result.format
-        self.model = read.model or self.model
-        self.problems += len(result.problems)
-        self.acct.feed(result.turns, read.first_kept)
-        self.offset, self.line = result.end_offset, result.end_line
-        view = self.acct
-        if result.pending_bytes and self.fmt != "unknown":
-            # The held tail (a message still being written): counted now, consumed later.
-            view = copy.copy(self.acct)
-            view.items, view.texts = list(self.acct.items), list(self.acct.texts)
-            view.calls, view._positions = dict(self.acct.calls), dict(self.acct._positions)
-            view.turns = dict(self.acct.turns)
-            peek = read_window(self.path, start_offset=self.offset, start_line=self.line,
-                               final=True)
-            view.feed(peek.result.turns, peek.first_kept)
+        view = self.window.view()
         boot = load_bootstrap(self.home, self.agent, group=self.group)
         messages = len({item.turn_id for item in view.items})
-        return build_report(self.home, self.agent, self.path, view, fmt=self.fmt,
-                            model=self.model, boot=boot, group=self.group, messages=messages,
-                            problems=self.problems, client=self.client)
+        return build_report(self.home, self.agent, self.path, view, fmt=self.window.fmt,
+                            model=self.window.model, boot=boot, group=self.group,
+                            messages=messages, problems=self.window.problems,
+                            client=self.client)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from memtui import timeutil
 from memtui.context.report import context_report
-from memtui.context.sessions import agent_transcripts, is_group_session
-from memtui.errors import MemtuiError
+from memtui.context.sessions import is_group_session, newest_session
+from memtui.errors import MemtuiError, NotFound
 from memtui.home import Home
 from memtui.stores import facts as fact_store
 from memtui.stores import state as state_store
@@ -138,8 +138,12 @@ def recover(home: Home, agent: str, tier: int, *, budget: int | None = None,
     if tier not in (0, 1, 2, 3):
         raise MemtuiError(f"recovery tier must be 0, 1, 2 or 3, not {tier}")
     budget = home.settings.context.recovery_budget_tokens if budget is None else budget
-    files = agent_transcripts(home, agent)
-    path = session or (max(files, key=lambda p: (p.stat().st_mtime, str(p))) if files else None)
+    path = session
+    if path is None:
+        try:
+            path = newest_session(home, agent)
+        except NotFound:
+            path = None  # no session yet: memory alone
     if group is None:
         group = path is not None and is_group_session(home, path)
     state = _state_items(home, agent, group)

@@ -19,8 +19,8 @@ from memtui.context.accounting import (
     window_for,
 )
 from memtui.context.bootstrap import Bootstrap, InjectedFile, Skill, ToolSchema, load_bootstrap
+from memtui.context.live import current
 from memtui.context.sessions import is_group_session, resolve_session
-from memtui.context.window import account
 from memtui.home import Home
 
 TOP_ITEMS = 10
@@ -184,13 +184,13 @@ def inspect(home: Home, agent: str, session: Path | None = None, *,
             client: Any = None) -> tuple[ContextReport, Accountant]:
     """The report and the Accountant behind it (pruning and compaction work on its items)."""
     path = resolve_session(home, agent, session)
-    acct, read = account(path)
+    window, acct = current(path)
     group = is_group_session(home, path)
     boot = load_bootstrap(home, agent, group=group)
     messages = len({item.turn_id for item in acct.items})
-    report = build_report(home, agent, path, acct, fmt=read.result.format, model=read.model,
-                          boot=boot, group=group, messages=messages,
-                          problems=len(read.result.problems), client=client)
+    report = build_report(home, agent, path, acct, fmt=window.fmt, model=window.model,
+                          boot=boot, group=group, messages=messages, problems=window.problems,
+                          client=client)
     return report, acct
 
 

@@ -173,3 +173,15 @@ def test_the_anthropic_summarizer_makes_one_call_with_memory_and_the_region(
     prompt = body["messages"][0]["content"]  # type: ignore[index]
     assert body["model"] == home.settings.context.summary_model
     assert "2.3 goes out Tuesday" in prompt and "## Critical Context" in prompt
+
+
+def test_an_older_openclaw_version_gets_a_file_not_an_entry(home: Home, tmp_path: Path) -> None:
+    configure(home, "[context]\nkeep_recent_tokens = 1500")
+    entries = lines(OPS_PLAIN)
+    entries[0]["version"] = 2
+    path = tmp_path / "v2.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    [copy] = register(home, "ops", path)
+    before = copy.read_bytes()
+    result = compact_session(home, copy, apply=True)
+    assert result.status == "written" and copy.read_bytes() == before

@@ -116,3 +116,55 @@ def test_without_a_session_the_follower_moves_to_a_newer_transcript(home: Home) 
     moved = follower.poll()
     assert moved is not None and moved.session == new
     assert moved.used == context_report(home, "ops", new).used
+
+
+def test_a_branched_session_counts_only_the_branch_it_is_on(home: Home, tmp_path: Path) -> None:
+    import json
+
+    from tests.context.synth import Writer
+
+    w = Writer()
+    head = [*w.header(), *w.exchange()]
+    fork = head[-1]["id"]
+    abandoned = w.exchange(big=True)
+    w.parent = fork  # /tree: back to the fork, a new branch
+    kept = w.exchange()
+    path = tmp_path / "tree.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in [*head, *abandoned, *kept]))
+    linear = tmp_path / "linear.jsonl"
+    linear.write_text("".join(json.dumps(e) + "\n" for e in [*head, *kept]))
+    tree, straight = context_report(home, "main", path), context_report(home, "main", linear)
+    assert tree.messages == straight.messages == len(head) - 2 + len(kept)
+    assert tree.by_kind == straight.by_kind
+    # Followed: the branch switch arrives in a later poll and the window is rebuilt.
+    live = tmp_path / "live.jsonl"
+    live.write_text("".join(json.dumps(e) + "\n" for e in [*head, *abandoned]))
+    follower = ContextFollower(home, "main", live)
+    assert follower.poll() is not None
+    with live.open("a") as fh:
+        fh.write("".join(json.dumps(e) + "\n" for e in kept))
+    report = follower.poll()
+    assert report is not None and report.by_kind == straight.by_kind
+
+
+def test_reports_in_one_process_read_only_what_changed(home: Home, tmp_path: Path) -> None:
+    from memtui.context import live
+    from memtui.context.window import account
+
+    raw = OPS_COMPACTED.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(raw[:10]))
+    first = context_report(home, "ops", path)
+    window, _ = live.current(path)
+    with path.open("ab") as fh:
+        fh.write(b"".join(raw[10:]))
+    grown = context_report(home, "ops", path)
+    assert live.current(path)[0] is window and window.offset == path.stat().st_size
+    assert grown.used != first.used
+    assert grown.by_kind == context_report(home, "ops", OPS_COMPACTED).by_kind
+    # Rewritten in place (shorter): read again from the start.
+    path.write_bytes(b"".join(raw[:6]))
+    again = context_report(home, "ops", path)
+    acct, _ = account(path)
+    assert dict(again.by_kind).items() >= acct.by_kind().items()
+    assert again.compactions == 0

@@ -175,3 +175,18 @@ def test_a_bad_model_window_names_the_file_and_key(home: Home) -> None:
     configure(home, '[context]\nmodel_windows = { "my-model" = "big" }')
     with pytest.raises(ConfigError, match="context.model_windows: a table of integers"):
         _ = home.settings
+
+
+def test_a_user_message_written_by_the_harness_counts_as_a_system_message() -> None:
+    from memtui.context.accounting import Accountant
+    from memtui.transcripts import Turn
+    from memtui.transcripts.turn import Author
+
+    def turn(n: int, author: Author) -> Turn:
+        return Turn(id=f"t{n}", session="s", timestamp=None, role="user", text="x" * 40,
+                    source="f", line=n, offset=0, end_offset=0, format="generic",
+                    author=author)
+
+    acct = Accountant()
+    acct.feed([turn(1, "person"), turn(2, "machine")])
+    assert acct.by_kind() == {"user": 10, "system messages": 10}

@@ -13,6 +13,7 @@ from memtui.context.follow import ContextFollower
 from memtui.context.pruning import plan_pruning
 from memtui.context.report import context_report
 from memtui.context.summary import SECTIONS
+from memtui.context.window import account
 from memtui.home import Home
 from tests.context.conftest import CLAUDE, SAMPLES, configure, lines
 
@@ -44,6 +45,8 @@ def test_every_sample_transcript(home: Home, path: Path) -> None:
     assert report.model and report.window == 200_000
     assert report.exact_tokens == (last_usage(path) or 0)
     assert report.used == report.exact_tokens + report.estimated_tokens
+    fresh, _ = account(path)  # an independent whole read, outside the process cache
+    assert dict(report.by_kind).items() >= fresh.by_kind().items()
     follower = ContextFollower(home, "main", path)
     followed = follower.poll()
     assert followed is not None and followed.used == report.used
