@@ -79,7 +79,7 @@ def unwrap(text: str) -> Unwrapped:
         return Unwrapped(text)
     body = _INTERNAL.sub("", text) if "<<<BEGIN_OPENCLAW" in text else text
     lines = body.split("\n")
-    kept = [ln for ln in lines if not _SYSTEM_LINE.match(ln) and not _MESSAGE_ID.match(ln)]
+    kept = _without_system_lines(lines)
     had_system = len(kept) != len(lines)
     body = "\n".join(kept).strip() if had_system else body
     body, meta_sender, had_meta = _strip_metadata(body)
@@ -102,6 +102,24 @@ ACK_TOKENS = frozenset({"HEARTBEAT_OK", "NO_REPLY"})
 def is_ack(text: str) -> bool:
     """An agent reply that is only a protocol token (``HEARTBEAT_OK``, ``NO_REPLY``)."""
     return text.strip().strip("*`").strip() in ACK_TOKENS
+
+
+def _without_system_lines(lines: list[str]) -> list[str]:
+    """Drop system event lines (with their indented or ``System:`` continuation lines, up to
+    a blank line) and ``[message_id: ...]`` hints."""
+    kept: list[str] = []
+    in_event = False
+    for line in lines:
+        if _SYSTEM_LINE.match(line):
+            in_event = True
+        elif in_event and line.strip() and (line[:1].isspace() or line.startswith("System:")):
+            pass
+        elif _MESSAGE_ID.match(line):
+            in_event = False
+        else:
+            in_event = False
+            kept.append(line)
+    return kept
 
 
 def is_heartbeat(text: str) -> bool:

@@ -111,6 +111,9 @@ def test_unwrap_recognises_formats_not_strings() -> None:
           "如果当前没有需要处理的事项，请回复 HEARTBEAT_OK。")
     assert unwrap(zh).machine == "heartbeat"
     assert unwrap("[Custom heartbeat tick]").machine == "heartbeat"
+    events = ("System: [11/26/2026, 04:19:17] Channels:\nSystem: WhatsApp: linked\n"
+              "  - default (line one)\n\nwhat changed?")
+    assert (unwrap(events).text, unwrap(events).machine) == ("what changed?", None)
     assert unwrap("Run the following periodic tasks (only those due):\n- inbox").machine == (
         "heartbeat")
 
