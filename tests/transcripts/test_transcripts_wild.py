@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openclaw_cases import WRAPPED, assistant, encode, entry, header, user, v1_session, wild_session
 
+from memtui.home import Home
 from memtui.transcripts import read_transcript
 from memtui.transcripts.harness import unwrap
 
@@ -161,3 +162,11 @@ def test_any_envelope_or_sender_block_comes_off(words: str, name: str, channel: 
     got = unwrap(wrapped)
     assert got.text == words.strip() and got.machine is None
     assert got.sender == (name if as_block else f"{name} id:42")
+
+
+def test_memtuis_own_heartbeat_is_the_machines(home: Home) -> None:
+    from memtui.context.heartbeat import build_prompt
+
+    prompt, _ = build_prompt(home, "main", "- check the backups")
+    # Its "Rejected: do NOT re-suggest" list must never come back as the person's rejections.
+    assert unwrap(prompt).machine == "heartbeat"
