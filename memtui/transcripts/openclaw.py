@@ -210,6 +210,10 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool,
                 _compaction(line, sink, session, str(entry_id), parent)
         elif kind in SKIPPED_TYPES:
             sink.skip(line.number, str(kind))
+            name = data.get("name")
+            if kind == "session_info" and isinstance(name, str) and name.strip():
+                # The name the person gave the session (pi's /name): its title.
+                sink.note(line.number, "custom-title", name.strip())
         elif not isinstance(kind, str):
             sink.problem(line.number, "no string 'type' field")
         else:

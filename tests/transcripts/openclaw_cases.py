@@ -77,7 +77,9 @@ def wild_session() -> list[dict[str, Any]]:
         {"type": "custom", "id": "b2", "parentId": "b1", "customType": "x", "data": {}},
         {"type": "custom_message", "id": "b3", "parentId": "b2", "customType": "x",
          "content": "hi", "display": False},
-        entry("b4", "b3", user(SYSTEM_ONLY), 11),
+        {"type": "session_info", "id": "b3a", "parentId": "b3", "name": "Postgres care",
+         "timestamp": "2026-03-23T09:00:10.500Z"},
+        entry("b4", "b3a", user(SYSTEM_ONLY), 11),
         entry("b5", "b4", user("[OpenClaw heartbeat poll]"), 12),
         # The replay: the stretch a9..b1 again, as a branch from a8, with new ids.
         entry("r1", "a8", user(WRAPPED), 9),

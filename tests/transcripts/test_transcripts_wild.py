@@ -92,6 +92,7 @@ def test_custom_entries_are_known_and_skipped(write_lines: Callable[..., Path]) 
     result = read_transcript(write_lines("s.jsonl", wild_session()), final=True)
     assert result.unknown_types == {} and result.problems == []
     assert result.skipped["custom"] == 1 and result.skipped["custom_message"] == 1
+    assert result.title == "Postgres care"
 
 
 def test_unwrap_leaves_the_persons_own_brackets_alone() -> None:
