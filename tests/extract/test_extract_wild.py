@@ -26,6 +26,8 @@ from openclaw_cases import (  # noqa: E402
     encode,
     entry,
     header,
+    parent_session,
+    subagent_session,
     user,
     wild_session,
 )
@@ -148,3 +150,16 @@ def test_the_policy_keeps_any_extractors_rejections_to_the_person() -> None:
     assert [(s.source_entry, s.category) for s in kept.state] == [
         ("t1", "rejected"), ("t3", "rejected")]
     assert [e.source_entry for e in kept.episodes] == ["t3"]
+
+
+def test_openclaw_sub_agents_and_cron_jobs_reject_nothing(home: Home, db: Database,
+                                                          tmp_path: Path) -> None:
+    # "Don't touch prod" is the parent's task, "We decided against touching prod" the
+    # sub-agent's, "Never email anyone" a cron job's stored prompt: none is the person's.
+    _write(tmp_path / "sub-1.jsonl", subagent_session())
+    _write(tmp_path / "main-1.jsonl", parent_session())
+    sources.add(db, str(tmp_path / "*.jsonl"), agent="main", fmt="auto", actor="test")
+    assert not steno.run(home, db, steno.Options()).failed
+    assert db.scalar("SELECT count(*) FROM state WHERE category IN ('rejected', 'decision')"
+                     ) == 0
+    assert db.scalar("SELECT count(*) FROM episodes WHERE kind = 'tool_call'") == 1

@@ -7,7 +7,18 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from openclaw_cases import WRAPPED, assistant, encode, entry, header, user, v1_session, wild_session
+from openclaw_cases import (
+    WRAPPED,
+    assistant,
+    encode,
+    entry,
+    header,
+    parent_session,
+    subagent_session,
+    user,
+    v1_session,
+    wild_session,
+)
 
 from memtui.home import Home
 from memtui.transcripts import read_transcript
@@ -171,3 +182,21 @@ def test_memtuis_own_heartbeat_is_the_machines(home: Home) -> None:
     prompt, _ = build_prompt(home, "main", "- check the backups")
     # Its "Rejected: do NOT re-suggest" list must never come back as the person's rejections.
     assert unwrap(prompt).machine == "heartbeat"
+
+
+def test_an_openclaw_sub_agent_session(write_lines: Callable[..., Path]) -> None:
+    turns = read_transcript(write_lines("sub.jsonl", subagent_session()), final=True).turns
+    got = [(t.id, t.role, t.author, t.subagent_id) for t in turns]
+    assert got == [("s1", "user", "agent", None), ("s2", "assistant", "subagent", "sub-1"),
+                   ("s3", "tool", "machine", None), ("s4", "assistant", "subagent", "sub-1")]
+
+
+def test_scheduled_and_delegated_prompts_are_the_machines(write_lines: Callable[..., Path]
+                                                          ) -> None:
+    turns = read_transcript(write_lines("p.jsonl", parent_session()), final=True).turns
+    got = [(t.role, t.author, t.text) for t in turns]
+    assert got[0] == ("system", "machine", "Summarise my inbox. Never email anyone on my behalf.")
+    assert got[1][:2] == ("system", "machine") and "3 tests fail." in got[1][2]
+    assert got[2] == ("user", "person", "ok, retry it")
+    woken = unwrap("[Subagent Context] All pending descendants have now settled.")
+    assert woken.machine == "delivery" and not woken.by_agent
