@@ -50,7 +50,13 @@ def enforce(policy: Policy, extraction: Extraction, turns: Sequence[PreparedTurn
     mode = policy.tool_calls
     errored = {ref for ref, outcome in extraction.outcomes if outcome == "error"}
     out = Extraction(outcomes=list(extraction.outcomes))
+    # Only the person rejects or decides (whatever extractor proposed it); a refused tool
+    # use is the person's action on a tool result, and stays.
+    aside = {pt.id for pt in turns if not pt.in_conversation}
     for st in extraction.state:
+        if st.category in ("rejected", "decision") and st.source_entry in aside and (
+                not st.summary.startswith("Refused tool use")):
+            continue
         if st.category == "decision" and "decision" not in kinds:
             continue
         if st.category == "context" and st.summary.startswith("Preference:") and (
@@ -67,6 +73,8 @@ def enforce(policy: Policy, extraction: Extraction, turns: Sequence[PreparedTurn
         if ep.kind == "incident" and mode == "none":
             continue
         if ep.kind == "decision" and "decision" not in kinds:
+            continue
+        if ep.kind in ("rejection", "decision") and ep.source_entry in aside and ep.ref is None:
             continue
         out.episodes.append(ep)
     if "fact" in kinds:

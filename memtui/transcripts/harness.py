@@ -15,7 +15,11 @@ and its heartbeat docs):
   finished ...``, and ``[message_id: ...]`` hints;
 - **heartbeat prompts**: the configured prompt (by default "Read HEARTBEAT.md if it
   exists ... reply HEARTBEAT_OK."), or the marker ``[OpenClaw heartbeat poll]`` that
-  stands for it in newer transcripts, or a periodic-task list.
+  stands for it in newer transcripts, or a periodic-task list;
+- **scheduled and delegated prompts**: a cron job's stored prompt (``[cron:<id> <name>]
+  ...``), a sub-agent's task written by its parent (``[Subagent Context] ...
+  [Subagent Task]: ...``) and a sub-agent's result handed back (``[System Message]
+  ...``).
 
 ``unwrap`` takes the wrappers off and says who is left speaking. The recognisers follow
 the formats' structure (a bracketed header holding a date or a channel name, a
@@ -44,7 +48,14 @@ _SENTINEL = re.compile(
     r"^([A-Z][A-Za-z ]{1,60}) \(untrusted(?: metadata|, for context)\):[ \t]*(.*)$")
 _TRAILING_CONTEXT = re.compile(
     r"^Untrusted context \(metadata, do not treat as instructions or commands\):\s*$")
-_SYSTEM_LINE = re.compile(r"^\s*(?:System: ?\[[^\]\n]*\d{2}:\d{2}[^\]\n]*\]|\[System:\s)")
+_SYSTEM_LINE = re.compile(
+    r"^\s*(?:System(?: \(untrusted\))?: ?\[[^\]\n]*\d{2}:\d{2}[^\]\n]*\]|\[System:\s)")
+# OpenClaw's sub-agent task, its delivery of a sub-agent's result to the parent, and the
+# header of a cron job's prompt ("[cron:<job id> <name>] ...").
+_SUBAGENT_CONTEXT = "[Subagent Context]"
+_SUBAGENT_TASK = "[Subagent Task]"
+_DELIVERY = "[System Message]"
+_CRON = re.compile(r"\A\[cron:[^\]\n]+\][ \t]*")
 _MESSAGE_ID = re.compile(r"^\s*\[message_id:\s*[^\]]+\]\s*$", re.IGNORECASE)
 _INTERNAL = re.compile(r"<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>.*?<<<END_OPENCLAW_INTERNAL_"
                        r"CONTEXT>>>", re.DOTALL)
@@ -66,7 +77,11 @@ class Unwrapped:
     sender: str | None = None
     """Who sent it through a chat channel, from the wrapper."""
     machine: str | None = None
-    """Why the message is the machine's and not the person's ("heartbeat", "system")."""
+    """Why the message is the machine's and not the person's: "heartbeat" and "system"
+    (nothing of anyone's words left), "cron" (a scheduled job's stored prompt) or
+    "delivery" (a sub-agent's result handed to its parent)."""
+    by_agent: bool = False
+    """The orchestrating agent wrote it: the task of a sub-agent's session."""
 
 
 def unwrap(text: str) -> Unwrapped:
@@ -79,7 +94,7 @@ def unwrap(text: str) -> Unwrapped:
         return Unwrapped(text)
     body = _INTERNAL.sub("", text) if "<<<BEGIN_OPENCLAW" in text else text
     lines = body.split("\n")
-    kept = [ln for ln in lines if not _SYSTEM_LINE.match(ln) and not _MESSAGE_ID.match(ln)]
+    kept = _without_system_lines(lines)
     had_system = len(kept) != len(lines)
     body = "\n".join(kept).strip() if had_system else body
     body, meta_sender, had_meta = _strip_metadata(body)
@@ -91,6 +106,18 @@ def unwrap(text: str) -> Unwrapped:
         return Unwrapped("", sender, "system" if had_system or had_meta else None)
     if is_heartbeat(body):
         return Unwrapped("", sender, "heartbeat")
+    if body.startswith(_SUBAGENT_CONTEXT):
+        if _SUBAGENT_TASK in body:
+            # The orchestrating agent's task for the sub-agent this session belongs to.
+            return Unwrapped(body, sender, by_agent=True)
+        # A parent woken when its sub-agents settled.
+        return Unwrapped(body, sender, "delivery")
+    cron = _CRON.match(body)
+    if cron is not None:
+        # A scheduled job's stored prompt, re-sent on every run: not said anew.
+        return Unwrapped(body[cron.end():].strip(), sender, "cron")
+    if body.startswith(_DELIVERY):
+        return Unwrapped(body, sender, "delivery")
     return Unwrapped(body, sender)
 
 
@@ -102,6 +129,24 @@ ACK_TOKENS = frozenset({"HEARTBEAT_OK", "NO_REPLY"})
 def is_ack(text: str) -> bool:
     """An agent reply that is only a protocol token (``HEARTBEAT_OK``, ``NO_REPLY``)."""
     return text.strip().strip("*`").strip() in ACK_TOKENS
+
+
+def _without_system_lines(lines: list[str]) -> list[str]:
+    """Drop system event lines (with their indented or ``System:`` continuation lines, up to
+    a blank line) and ``[message_id: ...]`` hints."""
+    kept: list[str] = []
+    in_event = False
+    for line in lines:
+        if _SYSTEM_LINE.match(line):
+            in_event = True
+        elif in_event and line.strip() and (line[:1].isspace() or line.startswith("System:")):
+            pass
+        elif _MESSAGE_ID.match(line):
+            in_event = False
+        else:
+            in_event = False
+            kept.append(line)
+    return kept
 
 
 def is_heartbeat(text: str) -> bool:

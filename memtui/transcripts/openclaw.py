@@ -49,8 +49,13 @@ What real files add (issue 12):
 - **Machine-written prompts**: heartbeat polls, system event lines and channel
   wrappers are taken off user messages (``harness.unwrap``); what is left is the
   person's, with the channel's ``sender``; a message with nothing left is the
-  machine's (role "system", author "machine"). An assistant reply that is only a
+  machine's (role "system", author "machine"), and so is a cron job's prompt or a
+  sub-agent's result handed back (their text kept). An assistant reply that is only a
   protocol token (``HEARTBEAT_OK``, ``NO_REPLY``) has no text.
+- **Sub-agent sessions**: OpenClaw runs a sub-agent in a session of its own, whose task
+  (``[Subagent Context] ... [Subagent Task]: ...``) the orchestrating agent wrote
+  (author "agent"); the assistant turns after it are the sub-agent's (author
+  "subagent", ``subagent_id`` the session).
 """
 
 from __future__ import annotations
@@ -109,6 +114,8 @@ class _Tree:
     last_id: str | None = None
     seen: set[bytes] = field(default_factory=set)
     loaded: bool = False
+    subagent: bool = False
+    """The session is a sub-agent's: its task came from the orchestrating agent."""
 
     @classmethod
     def before(cls, path: Path, start: int) -> _Tree:
@@ -156,6 +163,10 @@ class _Tree:
         self.last_id = entry_id
         replay = False
         if kind == "message":
+            message = data.get("message")
+            if isinstance(message, dict) and message.get("role") == "user" and (
+                    unwrap(block_text(message.get("content"))).by_agent):
+                self.subagent = True
             key = _fingerprint(data)
             if key is not None:
                 replay = key in self.seen
@@ -204,12 +215,16 @@ def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool,
             if replay:
                 sink.skip(line.number, "message (replayed)")
             elif entry_id is not None or _no_id(line, sink):
-                _message(line, sink, session, str(entry_id), parent)
+                _message(line, sink, session, str(entry_id), parent, tree.subagent)
         elif kind == "compaction":
             if entry_id is not None or _no_id(line, sink):
                 _compaction(line, sink, session, str(entry_id), parent)
         elif kind in SKIPPED_TYPES:
             sink.skip(line.number, str(kind))
+            name = data.get("name")
+            if kind == "session_info" and isinstance(name, str) and name.strip():
+                # The name the person gave the session (pi's /name): its title.
+                sink.note(line.number, "custom-title", name.strip())
         elif not isinstance(kind, str):
             sink.problem(line.number, "no string 'type' field")
         else:
@@ -222,7 +237,8 @@ def _no_id(line: Line, sink: Sink) -> bool:
     return False
 
 
-def _message(line: Line, sink: Sink, session: str, entry_id: str, parent: str | None) -> None:
+def _message(line: Line, sink: Sink, session: str, entry_id: str, parent: str | None,
+             subagent: bool) -> None:
     message = line.data.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
         sink.problem(line.number, "message entry without a 'message' object with a role")
@@ -246,8 +262,11 @@ def _message(line: Line, sink: Sink, session: str, entry_id: str, parent: str | 
         text, sender = unwrapped.text, unwrapped.sender
         if unwrapped.machine is not None:
             turn_role, author = "system", "machine"
+        elif unwrapped.by_agent:
+            author = "agent"
     elif role == "assistant":
         turn_role = "assistant"
+        author = "subagent" if subagent else "agent"
         text = block_text(content)
         if is_ack(text):
             text = ""
@@ -296,6 +315,7 @@ def _message(line: Line, sink: Sink, session: str, entry_id: str, parent: str | 
             end_offset=line.end,
             format=FORMAT,
             author=author,
+            subagent_id=session if author == "subagent" else None,
             parent_id=parent,
             sender=sender,
             error=error,

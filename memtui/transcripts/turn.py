@@ -143,7 +143,8 @@ class ReadResult:
     # (a torn last line, or a Claude Code message that may still be growing).
     pending_bytes: int = 0
     title: str | None = None
-    """The session's title as of this read (Claude Code: a name the person gave, else the
-    one the model gave, else a ``summary`` line's); None when the read saw none."""
+    """The session's title as of this read: a name the person gave (Claude Code's
+    ``custom-title``, OpenClaw's ``session_info``), else the one the model gave, else a
+    ``summary`` line's; None when the read saw none."""
     cost_usd: float | None = None
     """The session's cost so far, as the agent last recorded it in this read."""

@@ -3,6 +3,7 @@ heartbeats re-sent for hours, replays, failed model calls, sub-agents."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -25,6 +26,8 @@ from openclaw_cases import (  # noqa: E402
     encode,
     entry,
     header,
+    parent_session,
+    subagent_session,
     user,
     wild_session,
 )
@@ -125,3 +128,38 @@ def test_a_standing_instruction_re_sent_is_one_rejection(home: Home, db: Databas
     assert not steno.run(home, db, steno.Options()).failed
     assert db.scalar("SELECT count(*) FROM state WHERE category = 'rejected'") == 1
     assert db.scalar("SELECT count(*) FROM episodes WHERE kind = 'rejection'") == 1
+
+
+def test_the_policy_keeps_any_extractors_rejections_to_the_person() -> None:
+    from memtui.extract.candidates import EpisodeCandidate, Extraction, StateCandidate
+    from memtui.extract.enforce import enforce
+    from memtui.extract.policy import default_policy
+
+    person, orchestrator = turn("user", "No Redis."), turn("user", "No Redis.", author="agent")
+    orchestrator = dataclasses.replace(orchestrator, id="t2")
+    refusal = dataclasses.replace(turn("tool", ""), id="t3")
+    prepared = [PreparedTurn(turn=t, text=t.text) for t in (person, orchestrator, refusal)]
+    proposed = Extraction(
+        state=[StateCandidate("rejected", "No Redis", "t1"),
+               StateCandidate("rejected", "No Redis", "t2"),
+               StateCandidate("decision", "Use Postgres", "t2"),
+               StateCandidate("rejected", "Refused tool use: Bash: rm -rf", "t3")],
+        episodes=[EpisodeCandidate("rejection", "No Redis", "t2"),
+                  EpisodeCandidate("rejection", "Refused tool use: Bash", "t3", ref="c1")])
+    kept = enforce(default_policy(), proposed, prepared)
+    assert [(s.source_entry, s.category) for s in kept.state] == [
+        ("t1", "rejected"), ("t3", "rejected")]
+    assert [e.source_entry for e in kept.episodes] == ["t3"]
+
+
+def test_openclaw_sub_agents_and_cron_jobs_reject_nothing(home: Home, db: Database,
+                                                          tmp_path: Path) -> None:
+    # "Don't touch prod" is the parent's task, "We decided against touching prod" the
+    # sub-agent's, "Never email anyone" a cron job's stored prompt: none is the person's.
+    _write(tmp_path / "sub-1.jsonl", subagent_session())
+    _write(tmp_path / "main-1.jsonl", parent_session())
+    sources.add(db, str(tmp_path / "*.jsonl"), agent="main", fmt="auto", actor="test")
+    assert not steno.run(home, db, steno.Options()).failed
+    assert db.scalar("SELECT count(*) FROM state WHERE category IN ('rejected', 'decision')"
+                     ) == 0
+    assert db.scalar("SELECT count(*) FROM episodes WHERE kind = 'tool_call'") == 1

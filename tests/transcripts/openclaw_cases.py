@@ -77,7 +77,9 @@ def wild_session() -> list[dict[str, Any]]:
         {"type": "custom", "id": "b2", "parentId": "b1", "customType": "x", "data": {}},
         {"type": "custom_message", "id": "b3", "parentId": "b2", "customType": "x",
          "content": "hi", "display": False},
-        entry("b4", "b3", user(SYSTEM_ONLY), 11),
+        {"type": "session_info", "id": "b3a", "parentId": "b3", "name": "Postgres care",
+         "timestamp": "2026-03-23T09:00:10.500Z"},
+        entry("b4", "b3a", user(SYSTEM_ONLY), 11),
         entry("b5", "b4", user("[OpenClaw heartbeat poll]"), 12),
         # The replay: the stretch a9..b1 again, as a branch from a8, with new ids.
         entry("r1", "a8", user(WRAPPED), 9),
@@ -103,3 +105,33 @@ def v1_session() -> list[dict[str, Any]]:
 
 def encode(lines: list[dict[str, Any]]) -> bytes:
     return b"".join(json.dumps(x, ensure_ascii=False).encode() + b"\n" for x in lines)
+
+
+SUBAGENT_TASK = ("[Sat 2026-04-18 15:10 GMT+8] [Subagent Context] You are running as a subagent "
+                 "(depth 1/1). Results auto-announce to your requester; do not busy-poll for "
+                 "status.\n\n[Subagent Task]: Don't touch prod; count the failing tests.")
+DELIVERY = ("[Wed 2026-02-18 16:43 GMT+1] [System Message] [sessionId: sub-1] A subagent task "
+            "\"count\" just completed.\n\nResult:\n3 tests fail.")
+CRON = "[cron:8f2a Daily digest] Summarise my inbox. Never email anyone on my behalf."
+
+
+def subagent_session() -> list[dict[str, Any]]:
+    """An OpenClaw sub-agent's own session: the parent's task, then the sub-agent's work."""
+    return [
+        header("sub-1"),
+        entry("s1", None, user(SUBAGENT_TASK), 1),
+        entry("s2", "s1", assistant("We decided against touching prod.", calls=("k1",)), 2),
+        entry("s3", "s2", result("k1", "3 failed"), 3),
+        entry("s4", "s3", assistant("3 tests fail."), 4),
+    ]
+
+
+def parent_session() -> list[dict[str, Any]]:
+    """The parent's side: a cron prompt, a sub-agent's result handed back, a system event."""
+    return [
+        header("main-1"),
+        entry("p1", None, user(CRON), 1),
+        entry("p2", "p1", user(DELIVERY), 2),
+        entry("p3", "p2", user("System (untrusted): [2026-04-18 14:58:51 GMT+8] Exec failed "
+                               "(tide-pra, signal SIGTERM)\n\nok, retry it"), 3),
+    ]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from openclaw_cases import encode, v1_session, wild_session
+from openclaw_cases import encode, parent_session, subagent_session, v1_session, wild_session
 
 from memtui.transcripts import Problem, ReadResult, Turn, read_transcript
 
@@ -91,7 +91,8 @@ TITLED = (
 
 def _files() -> list[tuple[str, bytes]]:
     files = [("tricky.jsonl", TRICKY), ("titled.jsonl", TITLED),
-             ("wild.jsonl", encode(wild_session())), ("v1.jsonl", encode(v1_session()))]
+             ("wild.jsonl", encode(wild_session())), ("v1.jsonl", encode(v1_session())),
+             ("sub.jsonl", encode(subagent_session())), ("parent.jsonl", encode(parent_session()))]
     for path in [SHARED / "short.jsonl", *sorted(SAMPLES.rglob("*.jsonl"))]:
         if path.exists():
             files.append((path.name, path.read_bytes()))

@@ -7,8 +7,20 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from openclaw_cases import WRAPPED, assistant, encode, entry, header, user, v1_session, wild_session
+from openclaw_cases import (
+    WRAPPED,
+    assistant,
+    encode,
+    entry,
+    header,
+    parent_session,
+    subagent_session,
+    user,
+    v1_session,
+    wild_session,
+)
 
+from memtui.home import Home
 from memtui.transcripts import read_transcript
 from memtui.transcripts.harness import unwrap
 
@@ -91,6 +103,7 @@ def test_custom_entries_are_known_and_skipped(write_lines: Callable[..., Path]) 
     result = read_transcript(write_lines("s.jsonl", wild_session()), final=True)
     assert result.unknown_types == {} and result.problems == []
     assert result.skipped["custom"] == 1 and result.skipped["custom_message"] == 1
+    assert result.title == "Postgres care"
 
 
 def test_unwrap_leaves_the_persons_own_brackets_alone() -> None:
@@ -111,6 +124,9 @@ def test_unwrap_recognises_formats_not_strings() -> None:
           "如果当前没有需要处理的事项，请回复 HEARTBEAT_OK。")
     assert unwrap(zh).machine == "heartbeat"
     assert unwrap("[Custom heartbeat tick]").machine == "heartbeat"
+    events = ("System: [11/26/2026, 04:19:17] Channels:\nSystem: WhatsApp: linked\n"
+              "  - default (line one)\n\nwhat changed?")
+    assert (unwrap(events).text, unwrap(events).machine) == ("what changed?", None)
     assert unwrap("Run the following periodic tasks (only those due):\n- inbox").machine == (
         "heartbeat")
 
@@ -158,3 +174,29 @@ def test_any_envelope_or_sender_block_comes_off(words: str, name: str, channel: 
     got = unwrap(wrapped)
     assert got.text == words.strip() and got.machine is None
     assert got.sender == (name if as_block else f"{name} id:42")
+
+
+def test_memtuis_own_heartbeat_is_the_machines(home: Home) -> None:
+    from memtui.context.heartbeat import build_prompt
+
+    prompt, _ = build_prompt(home, "main", "- check the backups")
+    # Its "Rejected: do NOT re-suggest" list must never come back as the person's rejections.
+    assert unwrap(prompt).machine == "heartbeat"
+
+
+def test_an_openclaw_sub_agent_session(write_lines: Callable[..., Path]) -> None:
+    turns = read_transcript(write_lines("sub.jsonl", subagent_session()), final=True).turns
+    got = [(t.id, t.role, t.author, t.subagent_id) for t in turns]
+    assert got == [("s1", "user", "agent", None), ("s2", "assistant", "subagent", "sub-1"),
+                   ("s3", "tool", "machine", None), ("s4", "assistant", "subagent", "sub-1")]
+
+
+def test_scheduled_and_delegated_prompts_are_the_machines(write_lines: Callable[..., Path]
+                                                          ) -> None:
+    turns = read_transcript(write_lines("p.jsonl", parent_session()), final=True).turns
+    got = [(t.role, t.author, t.text) for t in turns]
+    assert got[0] == ("system", "machine", "Summarise my inbox. Never email anyone on my behalf.")
+    assert got[1][:2] == ("system", "machine") and "3 tests fail." in got[1][2]
+    assert got[2] == ("user", "person", "ok, retry it")
+    woken = unwrap("[Subagent Context] All pending descendants have now settled.")
+    assert woken.machine == "delivery" and not woken.by_agent
