@@ -98,10 +98,14 @@ class Rule:
         return dataclasses.asdict(self)
 
 
-def _rule(row: dict[str, Any]) -> Rule:
+def row_to_rule(row: dict[str, Any]) -> Rule:
+    """A rule from its row (a dict keyed by column)."""
     row = dict(row)
     row["provenance"] = json.loads(row["provenance"])
     return Rule(**row)
+
+
+_rule = row_to_rule
 
 
 def get(db: Database, rule_id: int) -> Rule:
