@@ -125,3 +125,22 @@ def test_migration_keeps_rows_ids_and_chains(tmp_path) -> None:  # type: ignore[
     assert old.scalar("PRAGMA foreign_key_check") is None
     assert old.integrity_check() == []
     old.close()
+
+
+def test_adjust_edit_and_merge_rules_by_hand(db: Database) -> None:
+    a = rules.add(db, "Ask before spending money", actor="test", score=6.0)
+    b = rules.add(db, "Ask Dana before any spend", actor="test", score=7.5, violations=2)
+    assert rules.adjust(db, a.id, 1, actor="tui").score == 7.0
+    assert rules.adjust(db, a.id, -1, actor="tui").score == 6.0
+    crit = rules.make_critical(db, b.id, actor="tui")
+    with pytest.raises(MemtuiError):
+        rules.adjust(db, crit.id, -1, actor="tui")
+    assert rules.adjust(db, crit.id, -1, actor="tui", human=True).status == "active"
+    edited = rules.edit(db, a.id, "Ask Dana before spending money", actor="tui")
+    assert edited.norm_key.startswith("ask dana before spending")
+    survivor = rules.merge_into(db, a.id, b.id, actor="tui")
+    assert survivor.violations == 2 and f"rule:{a.id}" in survivor.provenance
+    loser = rules.get(db, a.id)
+    assert (loser.status, loser.merged_into) == ("retired", b.id)
+    actions = [r.action for r in audit.recent(db, limit=10) if r.actor == "tui"]
+    assert {"rule.adjust", "rule.edit", "rule.merge"} <= set(actions)
