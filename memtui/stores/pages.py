@@ -65,6 +65,7 @@ def like(text: str) -> str:
 def _page(
     db: Database, table: str, where: list[str], params: list[Any], sort: Sort,
     anchor: Key | None, forward: bool, limit: int, make: Callable[[dict[str, Any]], T],
+    inclusive: bool = False,
 ) -> Page[T]:
     if limit < 1:
         raise MemtuiError(f"a page needs at least one row, not {limit}")
@@ -77,7 +78,8 @@ def _page(
         if len(anchor) != len(sort.columns):
             raise MemtuiError(f"an anchor of {len(sort.columns)} values is needed, "
                               f"not {len(anchor)}")
-        conds.append(f"({cols}) {'<' if down else '>'} ({', '.join('?' * len(anchor))})")
+        op = ("<" if down else ">") + ("=" if inclusive else "")
+        conds.append(f"({cols}) {op} ({', '.join('?' * len(anchor))})")
         args += list(anchor)
     order = ", ".join(f"{c} {'DESC' if down else 'ASC'}" for c in sort.columns)
     sql = (f"SELECT * FROM {table}" + (" WHERE " + " AND ".join(conds) if conds else "")
@@ -119,12 +121,13 @@ def _state_where(agent: str | None, categories: Sequence[str] | None,
 def state_page(
     db: Database, *, agent: str | None = None, categories: Sequence[str] | None = None,
     statuses: Sequence[str] = ("active",), text: str | None = None, sort: str = "newest",
-    anchor: Key | None = None, forward: bool = True, limit: int = 100,
+    anchor: Key | None = None, forward: bool = True, limit: int = 100, inclusive: bool = False,
 ) -> Page[state_store.StateEntry]:
-    """A page of state entries (``categories`` None: every category)."""
+    """A page of state entries (``categories`` None: every category); ``inclusive`` starts
+    at the anchor's own row (re-reading a window in place)."""
     where, params = _state_where(agent, categories, statuses, text)
     return _page(db, "state", where, params, _sort(STATE_SORTS, sort), anchor, forward, limit,
-                 lambda r: state_store.StateEntry(**r))
+                 lambda r: state_store.StateEntry(**r), inclusive)
 
 
 def state_count(
@@ -154,12 +157,12 @@ def _rule_where(agent: str | None, statuses: Sequence[str],
 def rule_page(
     db: Database, *, agent: str | None = None, statuses: Sequence[str] = LIVE_RULES,
     text: str | None = None, sort: str = "score", anchor: Key | None = None,
-    forward: bool = True, limit: int = 100,
+    forward: bool = True, limit: int = 100, inclusive: bool = False,
 ) -> Page[rule_store.Rule]:
     """A page of rules; ``agent`` includes the rules for every agent."""
     where, params = _rule_where(agent, statuses, text)
     return _page(db, "rules", where, params, _sort(RULE_SORTS, sort), anchor, forward, limit,
-                 rule_store.row_to_rule)
+                 rule_store.row_to_rule, inclusive)
 
 
 def rule_count(db: Database, *, agent: str | None = None,
@@ -170,7 +173,7 @@ def rule_count(db: Database, *, agent: str | None = None,
 
 def audit_page(
     db: Database, *, actor: str | None = None, text: str | None = None,
-    anchor: Key | None = None, forward: bool = True, limit: int = 100,
+    anchor: Key | None = None, forward: bool = True, limit: int = 100, inclusive: bool = False,
 ) -> Page[audit_store.AuditEntry]:
     """A page of the audit log, newest first."""
     where: list[str] = []
@@ -182,13 +185,14 @@ def audit_page(
         where.append("(action LIKE ? ESCAPE '\\' OR target LIKE ? ESCAPE '\\')")
         params += [like(text), like(text)]
     return _page(db, "audit", where, params, ID_DESC, anchor, forward, limit,
-                 audit_store.row_to_entry)
+                 audit_store.row_to_entry, inclusive)
 
 
 def job_page(
     db: Database, *, kind: str | None = None, anchor: Key | None = None, forward: bool = True,
-    limit: int = 100,
+    limit: int = 100, inclusive: bool = False,
 ) -> Page[job_store.Job]:
     """A page of job runs, newest first."""
     where, params = (["kind = ?"], [kind]) if kind else ([], [])
-    return _page(db, "jobs", where, params, ID_DESC, anchor, forward, limit, job_store.row_to_job)
+    return _page(db, "jobs", where, params, ID_DESC, anchor, forward, limit, job_store.row_to_job,
+                 inclusive)

@@ -61,10 +61,18 @@ class RowList(ScrollView, can_focus=True):
         rowlist: RowList
         key: str | None
 
+        @property
+        def control(self) -> RowList:
+            return self.rowlist
+
     @dataclass
     class Selected(Message):
         rowlist: RowList
         key: str
+
+        @property
+        def control(self) -> RowList:
+            return self.rowlist
 
     @dataclass
     class NearEdge(Message):
@@ -72,6 +80,10 @@ class RowList(ScrollView, can_focus=True):
 
         rowlist: RowList
         direction: int
+
+        @property
+        def control(self) -> RowList:
+            return self.rowlist
 
     def __init__(self, columns: Sequence[Column], *, header: bool = True,
                  empty: str = "nothing here", name: str | None = None, id: str | None = None,
@@ -185,7 +197,7 @@ class RowList(ScrollView, can_focus=True):
             widths[i] = max(0, free // max(1, len(flex)))
         # Too narrow: fixed columns with a min_width drop out, rightmost first.
         for i in reversed(range(len(self.columns))):
-            if free >= 14 or not flex:
+            if free >= 24 or not flex:
                 break
             if self.columns[i].min_width and widths[i]:
                 free += widths[i] + 1

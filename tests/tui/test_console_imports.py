@@ -21,7 +21,7 @@ app = MemtuiApp(Home(sys.argv[1]), refresh_seconds=0)
 async def drive(pilot):
     while app.last_snapshot is None:
         await pilot.pause(0.05)
-    for key in ("3", "down", "2", "5"):
+    for key in ("3", "down", "2", "5", "enter"):
         await pilot.press(key)
     await pilot.pause(0.2)
     app.exit()
@@ -36,5 +36,5 @@ def test_opening_the_console_imports_nothing_heavy(demo_home: Home) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = set(done.stdout.split("LOADED", 1)[1].split())
-    assert "memtui.tui.screens.overview" in loaded
+    assert "memtui.tui.screens.context" in loaded  # the Context screen did open
     assert not {m for m in loaded if m.split(".")[0] in HEAVY}
