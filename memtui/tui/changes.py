@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from textual import on, work
+from textual import work
 
 from memtui.db import Database
 from memtui.errors import MemtuiError
@@ -146,8 +146,8 @@ PREFILLED = {"rules.edit", "state.edit", "state.supersede", "review.edit"}
 class ChangesMixin:
     """For the App: turns Act messages into confirmed, audited changes made in a worker."""
 
-    @on(Act)
-    def _on_act(self, message: Act) -> None:
+    def on_act(self, message: Act) -> None:
+        # Named handlers: the mixin is not a MessagePump, so @on would not register here.
         from memtui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 
         node: Any = self
@@ -188,8 +188,7 @@ class ChangesMixin:
             return
         node.post_message(ChangeDone(action, message))
 
-    @on(ChangeDone)
-    def _on_change_done(self, message: ChangeDone) -> None:
+    def on_change_done(self, message: ChangeDone) -> None:
         node: Any = self
         node.notify(clean(message.message), title=message.action,
                     severity="information" if message.ok else "error")

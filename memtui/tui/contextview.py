@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,9 +63,12 @@ def _pairs(items: Any) -> tuple[tuple[str, int], ...]:
 
 def from_report(report: Any) -> ContextView:
     """Map a ``memtui.context`` ContextReport onto the pane's view."""
+    read_at = getattr(report, "read_at", None)
+    session = getattr(report, "session", None)
     return ContextView(
-        agent=str(report.agent), read_at=str(getattr(report, "read_at", "") or ""),
-        available=True, session=getattr(report, "session", None),
+        agent=str(report.agent),
+        read_at=timeutil.iso(read_at) if isinstance(read_at, datetime) else str(read_at or ""),
+        available=True, session=Path(session).stem if session else None,
         model=getattr(report, "model", None), window=int(report.window or 0),
         used=int(report.used or 0), exact=bool(getattr(report, "exact", False)),
         flush_at=getattr(report, "flush_at", None),
@@ -72,6 +76,7 @@ def from_report(report: Any) -> ContextView:
         compactions=int(getattr(report, "compactions", 0) or 0),
         by_kind=_pairs(getattr(report, "by_kind", ())),
         top=_pairs(getattr(report, "top", ())),
+        note="; ".join(str(n) for n in getattr(report, "notes", ()) or ()),
     )
 
 
@@ -89,6 +94,11 @@ class ContextReader:
             if follow is None:
                 return fallback(store, agent)
             follower = self._followers.get(agent)
+            newest = newest_transcript(store, agent)
+            if follower is not None and newest is not None and getattr(
+                    follower, "path", newest) != newest:
+                follower = None  # a new session started: follow that one
+                self._last.pop(agent, None)
             if follower is None:
                 follower = follow.ContextFollower(store.home, agent)
                 self._followers[agent] = follower

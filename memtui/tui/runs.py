@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.worker import get_current_worker
 
 from memtui.errors import MemtuiError
@@ -74,11 +75,11 @@ def _context(name: str) -> Any:
     return module
 
 
-def _session_path(home: Home, store: Any, agent: str) -> str:
+def _session_path(home: Home, store: Any, agent: str) -> Path:
     path = newest_transcript(store, agent)
     if path is None:
         raise MemtuiError(f"agent {agent} has no transcript to compact")
-    return str(path)
+    return path
 
 
 class RunsMixin:
@@ -187,7 +188,7 @@ class RunsMixin:
             return f"flushed {agent}'s context"
         if kind == "compact":
             path = _session_path(home, node.store, agent)
-            plan = _context("compaction").compact_session(home, path, apply=apply)
+            plan = _context("compaction").compact_session(home, path, apply=apply, agent=agent)
             if not apply:
                 node.call_from_thread(node.confirm_apply, "compact",
                                       f"Compaction preview · {agent} (nothing changed yet)",
@@ -217,12 +218,10 @@ class RunsMixin:
         node: Any = self
         node.push_screen(TextScreen(title, body))
 
-    @on(JobProgress)
-    def _on_job_progress(self, message: JobProgress) -> None:
+    def on_job_progress(self, message: JobProgress) -> None:
         self._jobline(f"{message.job} · {message.text} · ctrl+c cancels")
 
-    @on(JobDone)
-    def _on_job_done(self, message: JobDone) -> None:
+    def on_job_done(self, message: JobDone) -> None:
         node: Any = self
         self._jobline("")
         node.notify(clean(message.text), title=message.job, severity=message.severity)

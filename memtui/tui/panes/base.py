@@ -30,6 +30,8 @@ class Pane(Vertical):
 
     def on_mount(self) -> None:
         self.border_title = f"{self.number} {self.title}"
+        if self.snapshot is not None:  # a snapshot came before the rows were there
+            self.call_after_refresh(self.update, self.snapshot)
 
     @property
     def rows(self) -> RowList:
@@ -41,6 +43,8 @@ class Pane(Vertical):
     def update(self, snapshot: Snapshot) -> None:
         """Show a snapshot; rows are rebuilt only when this pane's data changed."""
         self.snapshot = snapshot
+        if not self.query(RowList):
+            return
         data = self.data_of(snapshot)
         self.border_subtitle = self.subtitle(snapshot)
         if data == self._last:
