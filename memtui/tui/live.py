@@ -18,7 +18,7 @@ from textual import work
 
 from memtui.tui.contextview import read_context
 from memtui.tui.data import Snapshot, read_snapshot
-from memtui.tui.messages import MemoryChanged, SnapshotReady
+from memtui.tui.messages import JobDone, MemoryChanged, SnapshotReady
 from memtui.tui.store import Store
 
 
@@ -31,6 +31,8 @@ class LiveMixin:
     _snapshot: Snapshot | None = None
     _version: int | None = None
     _tick_lock = threading.Lock()
+    _live_failed = False
+    _force = False
 
     def start_live(self, every: float) -> None:
         node: Any = self
@@ -41,7 +43,7 @@ class LiveMixin:
 
     def read_now(self) -> None:
         """Read everything again now (agent switched, a change was made)."""
-        self._version = None
+        self._force = True
         self._tick()
 
     def _tick(self) -> None:
@@ -54,6 +56,11 @@ class LiveMixin:
             return
         try:
             self._read_if_changed()
+        except Exception as exc:  # say so once; the next tick tries again
+            if not self._live_failed:
+                self._live_failed = True
+                node: Any = self
+                node.post_message(JobDone("live", f"reading memory failed: {exc}", "error"))
         finally:
             self._tick_lock.release()
 
@@ -62,7 +69,10 @@ class LiveMixin:
         agent = self.agent
         version = self.store.data_version()
         previous = self._snapshot
-        changed = version != self._version or previous is None or previous.agent != agent
+        # A forced read asked for while another read ran is done by the next tick.
+        force, self._force = self._force, False
+        changed = (force or version != self._version or previous is None
+                   or previous.agent != agent)
         if changed:
             snapshot = read_snapshot(self.store, agent, now=self.clock(), with_context=False)
         else:

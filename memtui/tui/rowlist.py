@@ -114,9 +114,11 @@ class RowList(ScrollView, can_focus=True):
                                  len(self.rows) + self._head())
         new = self._index.get(wanted, old_cursor) if wanted is not None else old_cursor
         self.set_reactive(RowList.cursor, max(0, min(new, len(self.rows) - 1)))
-        # The cursor keeps its place on the screen: the view moves with the row.
-        self.scroll_to(y=max(0, old_top + (new - old_cursor) + shift), animate=False,
-                       immediate=True)
+        # At the top, the view stays at the top: rows new at the top come into sight and
+        # the cursor's row moves down. Scrolled into the list, the view moves with the
+        # cursor's row, so what is read does not jump.
+        top = 0 if old_top == 0 and shift == 0 else max(0, old_top + (new - old_cursor) + shift)
+        self.scroll_to(y=top, animate=False, immediate=True)
         self._scroll_cursor_into_view()
         self.refresh()
         if self.key != wanted:

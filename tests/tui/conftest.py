@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -49,7 +50,8 @@ def demo_home(demo_template: Path, tmp_path: Path) -> Iterator[Home]:
 
 async def wait_for(pilot: object, condition: Callable[[], bool], what: str = "") -> None:
     """Let the app run until ``condition`` holds (workers finish, messages land)."""
-    for _ in range(400):
+    deadline = time.monotonic() + 30  # a loaded CI box, not a speed target
+    while time.monotonic() < deadline:
         if condition():
             return
         await pilot.pause(0.025)  # type: ignore[attr-defined]

@@ -30,8 +30,13 @@ class Pane(Vertical):
 
     def on_mount(self) -> None:
         self.border_title = f"{self.number} {self.title}"
-        if self.snapshot is not None:  # a snapshot came before the rows were there
-            self.call_after_refresh(self.update, self.snapshot)
+        # A snapshot may have come before the rows were there: show the newest one then
+        # (never one bound now, which could be older than the newest by the time it runs).
+        self.call_after_refresh(self._catch_up)
+
+    def _catch_up(self) -> None:
+        if self.snapshot is not None:
+            self.update(self.snapshot)
 
     @property
     def rows(self) -> RowList:

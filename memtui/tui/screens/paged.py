@@ -109,8 +109,11 @@ class PagedScreen(Screen[None], Generic[T]):
                 page = self.fetch(db, self.keys[0], False, PAGE, False)
             elif mode == "end":
                 page = self.fetch(db, None, False, PAGE, False)
-            elif mode == "reread" and self.keys:
+            elif mode == "reread" and self.keys and self.more_before:
                 page = self.fetch(db, self.keys[0], True, max(PAGE, len(self.window)), True)
+            elif mode == "reread":
+                # The window starts at the top: rows new at the top belong in it.
+                page = self.fetch(db, None, True, max(PAGE, len(self.window)), False)
             else:
                 page = self.fetch(db, None, True, PAGE, False)
             total = self.count(db)
