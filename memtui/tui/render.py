@@ -6,15 +6,15 @@ import re
 
 from rich.text import Text
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_BREAKS = re.compile(r"[\r\n\t]+")
+from memtui.text import show_controls
+
+_BREAKS = re.compile(r"[\r\n\t\u2028\u2029]+")
 
 
 def clean(value: object) -> str:
     """One line of text: line breaks and tabs become spaces, other control characters
-    (escape codes included) become visible ``\\xNN``."""
-    text = _BREAKS.sub(" ", str(value))
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    (escape codes included) become visible symbols (``␛``), never obeyed."""
+    return show_controls(_BREAKS.sub(" ", str(value)))
 
 
 def lit(value: object, style: str = "") -> Text:
@@ -24,6 +24,5 @@ def lit(value: object, style: str = "") -> Text:
 
 def block(value: object) -> Text:
     """Multi-line stored text (a detail, a file's lines): control characters made visible."""
-    lines = str(value).replace("\r\n", "\n").split("\n")
-    return Text("\n".join(_CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}",
-                                       line.replace("\t", "    ")) for line in lines))
+    text = str(value).replace("\r\n", "\n").replace("\t", "    ")
+    return Text(show_controls(text))

@@ -92,7 +92,7 @@ def test_over_ssh_in_tmux_at_80x24(tmp_path: Path) -> None:
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
                     f"env {env} {command}"], check=True)
     try:
-        first = _until(session, "Active state")
+        first = _until(session, "CRIT")
         for title in ("1 Active state", "2 Rejections", "3 Rules", "4 Flows", "5 Context"):
             assert title in first, first
         assert "CRIT" in first and "deploy" in first

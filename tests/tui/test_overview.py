@@ -66,11 +66,18 @@ async def test_stored_text_is_shown_literally(demo_home: Home) -> None:
 
     db = demo_home.open_db()
     state.add(db, state.NewState(agent="ops", category="task",
-                                 summary="[bold red]not markup[/] \x1b[31mred\x1b[0m"),
+                                 summary="[bold red]not markup[/] [link=x]y[/link]"),
               actor="test")
     db.close()
     app = _app(demo_home)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.last_snapshot is not None)
         texts = row_texts(app.screen.query_one("#state RowList", RowList))
-        assert any("[bold red]not markup[/] \\x1b[31mred\\x1b[0m" in t for t in texts)
+        assert any("[bold red]not markup[/] [link=x]y[/link]" in t for t in texts)
+
+
+def test_escape_codes_from_a_transcript_are_shown_never_obeyed() -> None:
+    from memtui.tui.render import block, lit
+
+    assert lit("a\x1b[2Jb\nc").plain == "a␛[2Jb c"
+    assert "\x1b" not in block("line one\n\x1b]0;title\x07").plain

@@ -51,11 +51,14 @@ class ContextPane(Pane):
     empty = "no context report"
 
     def data_of(self, snapshot: Snapshot) -> tuple[object, ...]:
-        return (snapshot.context, self.rows.size.width)
+        return (snapshot.context, self._width())
+
+    def _width(self) -> int:
+        # The scrollbar takes a column when the lines outgrow the pane.
+        return max(20, (self.rows.size.width or 41) - 1)
 
     def make_rows(self, snapshot: Snapshot) -> list[Row]:
-        lines = context_lines(snapshot.context, self.rows.size.width or 40,
-                              ascii_only=self.ascii_only)
+        lines = context_lines(snapshot.context, self._width(), ascii_only=self.ascii_only)
         return [(f"line:{i}", [line]) for i, line in enumerate(lines)]
 
     def subtitle(self, snapshot: Snapshot) -> str:
