@@ -143,14 +143,22 @@ async def test_maintenance_shows_its_dry_run_then_applies(demo_home: Home) -> No
     assert [j.dry_run for j in runs] == [False, True]
 
 
-async def test_context_jobs_say_plainly_when_there_is_no_context_engine(
+async def test_context_jobs_preview_first_and_the_heartbeat_is_a_dry_run(
         demo_home: Home) -> None:
-    from memtui.tui.contextview import engine_module
-
-    if engine_module("pruning") is not None:
-        pytest.skip("this memtui has the context engine")
     app = _app(demo_home)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app.agent = "coordinator"
+    async with app.run_test(size=(120, 40)) as pilot:
         await _started(pilot, app)
         await pilot.press("P")
-        await wait_for(pilot, lambda: any("no context engine" in n for n in _notes(app)))
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "TextScreen",
+                       "the pruning preview")
+        await pilot.press("escape")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen",
+                       "the compaction preview")
+        await pilot.press("n")  # nothing is compacted
+        await pilot.pause()
+        await pilot.press("H")
+        await wait_for(pilot, lambda: any("heartbeat (dry-run)" in n for n in _notes(app)))
+    beats = _read(demo_home, lambda db: jobs.recent(db, "heartbeat"))
+    assert beats and beats[0].dry_run
