@@ -79,7 +79,8 @@ class ContextScreen(Screen[None]):
         lines = context_lines(view, width, ascii_only=ascii_only)[:3]
         self.query_one("#usage", Static).update(Text("\n").join(lines))
         self.query_one(RowList).set_rows(breakdown_rows(view, ascii_only=ascii_only))
+        app: Any = self.app
         estimate = "" if view.exact else " · ~ marks estimates (chars/4)"
         self.query_one("#status", Static).update(Text(
-            f" read {view.read_at[11:19] or '-'}{estimate} · P prune preview · F flush · "
+            f" read {app.clock().strftime('%H:%M:%S')}{estimate} · P prune preview · F flush · "
             "C compact (preview first) · H heartbeat (dry run)"))

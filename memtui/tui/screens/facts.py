@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 
 from memtui.stores import facts
@@ -19,11 +21,13 @@ class FactsScreen(ListScreen):
                Column("conf", 4, right=True, min_width=1), Column("since", 5, right=True)]
 
     def read(self) -> list[Row]:
+        app: Any = self.app
+        now = app.clock()
         with self.store.reading() as db:
             found = facts.list_facts(db, self.agent, limit=FACTS_SHOWN)
         return [(f"{f.agent}\n{f.key}", [lit(f.agent), lit(f.key), lit(f.value),
                                          Text(f"{round(f.confidence * 100)}%"),
-                                         Text(age(f.created_at))]) for f in found]
+                                         Text(age(f.created_at, now))]) for f in found]
 
     def detail(self, key: str) -> Text:
         agent, _, fact_key = key.partition("\n")

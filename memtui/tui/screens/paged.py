@@ -9,6 +9,7 @@ changes, the window is read again from its first row, and the cursor stays on it
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
@@ -162,8 +163,12 @@ class PagedScreen(Screen[None], Generic[T]):
         self.show_status()
 
     def app_clock(self) -> str:
+        return self.now().strftime("%H:%M:%S")
+
+    def now(self) -> datetime:
+        """The app's clock (fixed in tests), for ages and read times."""
         app: Any = self.app
-        return str(app.clock().strftime("%H:%M:%S"))
+        return app.clock()
 
     def _row(self, item: T) -> Row:
         return self.key_of(item), self.cells(item)

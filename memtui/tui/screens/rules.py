@@ -57,7 +57,7 @@ class RulesScreen(ActsOnRows, PagedScreen[Rule]):
                 Text(f"{r.score:4.1f}"), band_label(r, r.id in self.boot), lit(r.domain),
                 lit(r.agent or "all"), lit(r.rule),
                 Text(str(r.violations) if r.violations else "-"),
-                Text(age(r.last_reinforced) + " ago")]
+                Text(age(r.last_reinforced, self.now()) + " ago")]
 
     def details(self, r: Rule) -> tuple[str, Text]:
         with self.store.reading() as db:

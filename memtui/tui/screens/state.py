@@ -77,7 +77,7 @@ class StateScreen(ActsOnRows, PagedScreen[StateEntry]):
     def cells(self, e: StateEntry) -> list[Text]:
         return [Text(str(e.id)), Text(e.created_at[:10]), lit(e.agent),
                 lit(e.category, CATEGORY_STYLE.get(e.category, "")), lit(e.domain),
-                lit(e.summary), Text(age(e.created_at))]
+                lit(e.summary), Text(age(e.created_at, self.now()))]
 
     def details(self, e: StateEntry) -> tuple[str, Text]:
         with self.store.reading() as db:
