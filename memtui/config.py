@@ -264,6 +264,22 @@ class HeartbeatSettings:
 
 
 @dataclass
+class ConsoleSettings:
+    """[console]: the Textual console (memtui console, memtui serve)."""
+
+    theme: str = setting(
+        "memtui-dark", "Theme: a file of themes/ (memtui-dark, memtui-light, "
+        "memtui-high-contrast) or a built-in Textual theme name.")
+    ascii: str = setting(
+        "auto", "Glyphs: auto (Unicode when the terminal speaks UTF-8), on (ASCII only), off.")
+    refresh_seconds: float = setting(
+        1.0, "How often the console checks memory.db for changes by other processes.")
+    keymap: dict[str, str] = setting(
+        {}, "Binding id to keys, e.g. { \"rules.retire\" = \"delete\" } (ids: docs/console.md "
+        "or ? in the console).")
+
+
+@dataclass
 class Settings:
     """All of memtui.toml."""
 
@@ -277,6 +293,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     heartbeat: HeartbeatSettings = field(default_factory=HeartbeatSettings)
+    console: ConsoleSettings = field(default_factory=ConsoleSettings)
 
     def default_agent(self) -> str:
         return self.agents.default or (self.agents.ids[0] if self.agents.ids else "main")
@@ -291,6 +308,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "context.summarizer": ("local", "anthropic"),
     "context.prune_mode": ("off", "cache-ttl"),
     "heartbeat.deliver": ("dry-run", "command", "anthropic"),
+    "console.ascii": ("auto", "on", "off"),
 }
 
 

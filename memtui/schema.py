@@ -283,11 +283,71 @@ CREATE TABLE compactions (
 CREATE INDEX compactions_agent ON compactions(agent, at);
 """
 
+V6_CONSOLE = """
+-- Backtest proposals get a status of their own ('proposed'): they wait for a human in the
+-- console's review and are never served until accepted. SQLite cannot change a CHECK
+-- constraint in place, so the table is rebuilt (ids kept; the self-reference is written
+-- against the new name, which the rename turns into state(id)).
+DROP VIEW v_active_state;
+DROP VIEW v_rejected;
+CREATE TABLE state_new (
+    id             INTEGER PRIMARY KEY,
+    created_at     TEXT NOT NULL,
+    updated_at     TEXT NOT NULL,
+    agent          TEXT NOT NULL,
+    category       TEXT NOT NULL CHECK (category IN
+                     ('decision','task','rejected','agent_state','context','discovery','learning')),
+    domain         TEXT NOT NULL DEFAULT 'general',
+    summary        TEXT NOT NULL,
+    detail         TEXT NOT NULL DEFAULT '',
+    status         TEXT NOT NULL DEFAULT 'active' CHECK (status IN
+                     ('active','completed','archived','superseded','proposed')),
+    session_date   TEXT,
+    superseded_by  INTEGER REFERENCES state_new(id),
+    completed_at   TEXT,
+    source_file    TEXT,
+    source_entry   TEXT,
+    confidence     REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0 AND 1)
+);
+INSERT INTO state_new SELECT id, created_at, updated_at, agent, category, domain, summary,
+    detail, status, session_date, superseded_by, completed_at, source_file, source_entry,
+    confidence FROM state;
+DROP TABLE state;
+ALTER TABLE state_new RENAME TO state;
+CREATE INDEX state_agent_status ON state(agent, status, created_at);
+CREATE INDEX state_status_completed ON state(status, completed_at);
+CREATE INDEX state_category ON state(category, status, created_at);
+CREATE INDEX state_superseded_by ON state(superseded_by);
+CREATE VIEW v_active_state AS
+    SELECT * FROM state WHERE status = 'active' ORDER BY created_at DESC, id DESC LIMIT 50;
+CREATE VIEW v_rejected AS
+    SELECT * FROM state WHERE category = 'rejected' AND status IN ('active','completed')
+    ORDER BY created_at DESC, id DESC;
+
+-- Keyset pages of the console: newest state of a status; rules by score or by when they
+-- were last reinforced; the audit log and the job runs by id.
+CREATE INDEX state_status_created ON state(status, created_at, id);
+CREATE INDEX rules_score ON rules(score, id);
+CREATE INDEX rules_reinforced ON rules(last_reinforced, id);
+
+-- The daily review: what a human decided about an entry above the agent's review mark
+-- (the mark itself is the watermark review:<agent>).
+CREATE TABLE review_decisions (
+    state_id  INTEGER PRIMARY KEY,
+    agent     TEXT NOT NULL,
+    decision  TEXT NOT NULL CHECK (decision IN ('accepted','edited','rejected')),
+    actor     TEXT NOT NULL,
+    at        TEXT NOT NULL
+);
+CREATE INDEX review_decisions_agent ON review_decisions(agent, state_id);
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1_CORE),
     (2, V2_SOURCES),
     (3, V3_STENOGRAPHER),
     (4, V4_BOOT_VIEW),
     (5, V5_CONTEXT),
+    (6, V6_CONSOLE),
 ]
 """(version, SQL script) in order; memory.db's PRAGMA user_version is the last applied."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memtui.cli.common import emit_json, json_option
+from memtui.db import Database
 from memtui.errors import ExitCode
 from memtui.home import Home
 
@@ -72,14 +73,17 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
 @click.option("--keep", type=click.Path(file_okay=False),
               help="Build the demo home in this folder instead of a temporary one.")
 @click.option("--agent", default="coordinator", show_default=True,
-              help="Whose boot context to print.")
+              help="Whose boot context to print when there is no terminal.")
 @json_option
 @click.pass_context
 def demo(ctx: click.Context, keep: str | None, agent: str, as_json: bool) -> None:
-    """Build a fresh home from the bundled sample data and show an agent's boot context.
+    """Build a fresh home from the bundled sample data and open the console on it.
 
-    The packaged sample data is never changed.
+    Without a terminal (a script, CI) or with --json it prints today's summary, the
+    agent's boot context and the command that opens the console, and exits 0. The
+    packaged sample data is never changed.
     """
+    import sys
     import tempfile
     from pathlib import Path
 
@@ -90,6 +94,7 @@ def demo(ctx: click.Context, keep: str | None, agent: str, as_json: bool) -> Non
 
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     home, summary = build_demo_home(root)
+    interactive = sys.stdout.isatty() and sys.stdin.isatty() and not as_json
     db = home.open_db()
     try:
         report = extract(home, db)
@@ -99,15 +104,39 @@ def demo(ctx: click.Context, keep: str | None, agent: str, as_json: bool) -> Non
             emit_json({"home": home.root, "sample": summary, "extract": as_json_report(report),
                        "boot": build_boot(home, db, agent).as_dict()})
             return
+        if interactive:
+            db.close()
+            from memtui.tui.app import MemtuiApp
+
+            MemtuiApp(home).run()
+            click.echo(f"demo home kept at {home.root} "
+                       f"(open it again: memtui --home {home.root} console)")
+            return
         click.echo(f"demo home: {home.root}")
         click.echo("  " + ", ".join(f"{v} {k}" for k, v in summary.items()))
         click.echo(f"  the stenographer read {report.turns_read} transcript turns: "
                    f"{sum(report.outcome.added.values())} state entries, "
                    f"{sum(report.outcome.episodes.values())} episodes, "
                    f"{report.outcome.facts['added']} facts\n")
+        _today(db)
         render_boot(build_boot(home, db, agent))
     finally:
         db.close()
-    click.echo(f"\nTry: memtui --home {home.root} gate pre ops \"deploy to production\"")
+    click.echo(f"\nOpen the console: memtui --home {home.root} console")
+    click.echo(f"Try: memtui --home {home.root} gate pre ops \"deploy to production\"")
     click.echo(f"     memtui --home {home.root} search --agent {agent} \"why not Redis\"  "
                f"(the first search indexes the home: ~20 s)")
+
+
+def _today(db: Database) -> None:
+    """What the console's overview shows first, as lines: the day's summary."""
+    from memtui.stores import pages, review
+
+    live = pages.state_count(db, categories=("decision", "task", "agent_state", "context",
+                                             "discovery", "learning"))
+    rejected = pages.state_count(db, categories=("rejected",), statuses=("active", "completed"))
+    critical = pages.rule_count(db, statuses=("critical",))
+    rules = pages.rule_count(db, statuses=("critical", "active"))
+    waiting = review.pending(db, limit=1).total
+    click.echo(f"Today: {live} active state entries, {rejected} rejections, {rules} live rules "
+               f"({critical} critical), {waiting} entries waiting for review\n")

@@ -46,6 +46,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compact-session": ("memtui.cli.compaction", "compact_session"),
     "recover": ("memtui.cli.recover", "recover"),
     "heartbeat": ("memtui.cli.recover", "heartbeat"),
+    "console": ("memtui.cli.console", "console"),
+    "serve": ("memtui.cli.console", "serve"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 
@@ -65,7 +67,8 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", type=click.Path(file_okay=False), envvar="MEMTUI_HOME",
               help="The memory home (default: $MEMTUI_HOME, else the platform data folder).")
 @click.version_option(package_name="memtui")
@@ -73,6 +76,14 @@ class LazyGroup(click.Group):
 def cli(ctx: click.Context, home: str | None) -> None:
     """memtui: memory for long-running AI agents, kept by an independent stenographer."""
     ctx.obj = {"home": home}
+    if ctx.invoked_subcommand is None:
+        # No command: the console on a terminal, the usage anywhere else.
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            from memtui.cli.console import run_console
+
+            run_console(ctx, None)
+        else:
+            click.echo(ctx.get_help())
 
 
 def main(argv: list[str] | None = None) -> Any:

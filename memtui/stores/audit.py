@@ -66,9 +66,11 @@ def recent(db: Database, *, target: str | None = None, limit: int = 50) -> list[
     """The latest audit rows, newest first, optionally for one target ("rule:12")."""
     where, params = ("WHERE target = ?", [target]) if target else ("", [])
     rows = db.query(f"SELECT * FROM audit {where} ORDER BY id DESC LIMIT ?", [*params, limit])
-    return [
-        AuditEntry(r["id"], r["at"], r["actor"], r["action"], r["target"],
-                   json.loads(r["before"]) if r["before"] else None,
-                   json.loads(r["after"]) if r["after"] else None)
-        for r in rows
-    ]
+    return [row_to_entry(r) for r in rows]
+
+
+def row_to_entry(r: dict[str, Any]) -> AuditEntry:
+    """An audit entry from its row, before and after read back from JSON."""
+    return AuditEntry(r["id"], r["at"], r["actor"], r["action"], r["target"],
+                      json.loads(r["before"]) if r["before"] else None,
+                      json.loads(r["after"]) if r["after"] else None)

@@ -56,7 +56,8 @@ class FlowRun:
     note: str
 
 
-def _flow(row: dict[str, Any]) -> Flow:
+def row_to_flow(row: dict[str, Any]) -> Flow:
+    """A flow from its row (a dict keyed by column)."""
     row = dict(row)
     row["trigger_phrases"] = json.loads(row["trigger_phrases"])
     row["steps"] = json.loads(row["steps"])
@@ -68,7 +69,7 @@ def get(db: Database, name: str) -> Flow:
     row = db.one("SELECT * FROM flows WHERE name = ?", (name,))
     if row is None:
         raise NotFound(f"no flow named {name!r} (list them: memtui flows list)")
-    return _flow(row)
+    return row_to_flow(row)
 
 
 def add(
@@ -151,7 +152,7 @@ def list_flows(db: Database, *, agent: str | None = None, status: str | None = "
         where.append("status = ?")
         params.append(status)
     sql = "SELECT * FROM flows" + (" WHERE " + " AND ".join(where) if where else "")
-    return [_flow(r) for r in db.query(sql + " ORDER BY name", params)]
+    return [row_to_flow(r) for r in db.query(sql + " ORDER BY name", params)]
 
 
 def runs(db: Database, name: str, limit: int = 100) -> list[FlowRun]:

@@ -23,7 +23,8 @@ class Job:
     message: str
 
 
-def _job(row: dict[str, Any]) -> Job:
+def row_to_job(row: dict[str, Any]) -> Job:
+    """A job run from its row (a dict keyed by column)."""
     return Job(row["id"], row["kind"], row["name"], row["started_at"], row["finished_at"],
                row["status"], bool(row["dry_run"]), json.loads(row["counts"]), row["message"])
 
@@ -56,10 +57,10 @@ def last(db: Database, kind: str, name: str | None = None) -> Job | None:
         sql += " AND name = ?"
         params.append(name)
     row = db.one(sql + " ORDER BY id DESC LIMIT 1", params)
-    return _job(row) if row else None
+    return row_to_job(row) if row else None
 
 
 def recent(db: Database, kind: str | None = None, limit: int = 20) -> list[Job]:
     where, params = ("WHERE kind = ?", [kind]) if kind else ("", [])
-    return [_job(r) for r in
+    return [row_to_job(r) for r in
             db.query(f"SELECT * FROM jobs {where} ORDER BY id DESC LIMIT ?", [*params, limit])]

@@ -98,10 +98,14 @@ class Rule:
         return dataclasses.asdict(self)
 
 
-def _rule(row: dict[str, Any]) -> Rule:
+def row_to_rule(row: dict[str, Any]) -> Rule:
+    """A rule from its row (a dict keyed by column)."""
     row = dict(row)
     row["provenance"] = json.loads(row["provenance"])
     return Rule(**row)
+
+
+_rule = row_to_rule
 
 
 def get(db: Database, rule_id: int) -> Rule:
@@ -244,6 +248,65 @@ def revive(db: Database, rule_id: int, *, actor: str, score: float = 5.0) -> Rul
     score = clamp(score)
     return _change(db, rule_id, actor, "rule.revive", score=score, status=band(score),
                    merged_into=None, last_reinforced=timeutil.iso(timeutil.now()))
+
+
+@_atomic
+def adjust(db: Database, rule_id: int, delta: float, *, actor: str, human: bool = False) -> Rule:
+    """Move a rule's score by ``delta`` by hand (the console's +/-); its status follows the
+    band. Lowering a critical rule needs a human; raising never makes a rule critical."""
+    rule = get(db, rule_id)
+    if rule.status == "retired":
+        raise MemtuiError(f"rule {rule_id} is retired; revive it first")
+    if delta < 0:
+        _guard_critical(rule, human, "demote")
+    if rule.status == "critical" and delta > 0:
+        score, status = clamp(rule.score + delta), "critical"
+    elif rule.status == "critical":
+        score = clamp(rule.score + delta)
+        status = "critical" if score >= 9.0 else band(score)
+    else:
+        score = clamp(min(rule.score + delta, ACTIVE_CEILING) if delta > 0
+                      else rule.score + delta)
+        status = band(score)
+    if score == rule.score:
+        raise MemtuiError(f"rule {rule_id} is at {rule.score:g} already")
+    extra = {"last_reinforced": timeutil.iso(timeutil.now())} if delta > 0 else {}
+    return _change(db, rule_id, actor, "rule.adjust", score=score, status=status, **extra)
+
+
+@_atomic
+def edit(db: Database, rule_id: int, rule_text: str, *, actor: str) -> Rule:
+    """Correct a rule's words (its near-duplicate key follows)."""
+    if not rule_text.strip():
+        raise MemtuiError("a rule needs non-empty text")
+    get(db, rule_id)
+    return _change(db, rule_id, actor, "rule.edit", rule=rule_text.strip(),
+                   norm_key=text.norm_key(rule_text, NORM_CHARS))
+
+
+@_atomic
+def merge_into(db: Database, rule_id: int, survivor_id: int, *, actor: str,
+               human: bool = False) -> Rule:
+    """Merge one rule into another by hand: the survivor keeps the higher score, sums the
+    violations and combines provenance; the merged rule is retired pointing at it."""
+    if rule_id == survivor_id:
+        raise MemtuiError(f"rule {rule_id} cannot merge into itself")
+    loser, survivor = get(db, rule_id), get(db, survivor_id)
+    _guard_critical(loser, human, "merge away")
+    if survivor.status == "retired":
+        raise MemtuiError(f"rule {survivor_id} is retired; revive it before merging into it")
+    provenance = list(survivor.provenance)
+    provenance += [p for p in loser.provenance if p not in provenance] + [f"rule:{rule_id}"]
+    score = max(survivor.score, loser.score)
+    status = survivor.status if survivor.status == "critical" else band(
+        min(score, ACTIVE_CEILING))
+    _change(db, rule_id, actor, "rule.merge", status="retired", score=min(loser.score, 2.0),
+            merged_into=survivor_id)
+    return _change(db, survivor_id, actor, "rule.merge",
+                   score=score if status == "critical" else min(score, ACTIVE_CEILING),
+                   status=status, violations=survivor.violations + loser.violations,
+                   provenance=json.dumps(provenance),
+                   last_reinforced=max(survivor.last_reinforced, loser.last_reinforced))
 
 
 def list_rules(

@@ -15,7 +15,8 @@ from memtui.redact import scrub
 from memtui.stores import audit
 
 CATEGORIES = ("decision", "task", "rejected", "agent_state", "context", "discovery", "learning")
-STATUSES = ("active", "completed", "archived", "superseded")
+STATUSES = ("active", "completed", "archived", "superseded", "proposed")
+"""proposed: a backtest proposal waiting for review; never served until accepted."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,9 @@ class NewState:
             raise MemtuiError(
                 f"unknown category {self.category!r}; expected one of {', '.join(CATEGORIES)}"
             )
-        if self.status not in ("active", "completed", "archived"):
-            raise MemtuiError(f"a new entry's status must be active, completed or archived, "
+        if self.status not in ("active", "completed", "archived", "proposed"):
+            raise MemtuiError(f"a new entry's status must be active, completed, archived or "
+                              f"proposed, "
                               f"not {self.status!r}")
         if not self.summary.strip():
             raise MemtuiError("a state entry needs a non-empty summary")

@@ -1,1 +1,1 @@
-"""The console: a Textual app over the shared stores (``memtui console``)."""
+"""The console: a Textual app over the shared stores (open it with `memtui console`)."""

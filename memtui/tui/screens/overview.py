@@ -1,0 +1,124 @@
+"""The overview: five panes at once from 80x24 up, numbered 1-5, each opening full screen."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from memtui import timeutil
+from memtui.tui.data import Snapshot
+from memtui.tui.glyphs import age
+from memtui.tui.panes.base import Pane
+from memtui.tui.panes.context import ContextPane
+from memtui.tui.panes.flows import FlowsPane
+from memtui.tui.panes.rejections import RejectionsPane
+from memtui.tui.panes.rules import RulesPane
+from memtui.tui.panes.state import StatePane
+from memtui.tui.render import clean
+from memtui.tui.rowlist import RowList
+
+PANES = ("state", "rejections", "rules", "flows", "context")
+
+
+def header_text(snapshot: Snapshot | None, home: str, where: str = "") -> Text:
+    """The line that always says where you are, whose memory, and how fresh it is."""
+    short = home.replace(os.path.expanduser("~"), "~", 1)
+    line = Text(" memtui", style="bold")
+    line.append(f" · {clean(short)}")
+    if where:
+        line.append(f" · {where}", style="bold")
+    if snapshot is None:
+        line.append(" · reading…")
+        return line
+    who = (f"agent {snapshot.agent}" if snapshot.agent
+           else f"all agents ({len(snapshot.agents)})")
+    line.append(f" · {clean(who)} · {snapshot.read_at[11:16]}Z")
+    if snapshot.last_extract:
+        now = timeutil.parse(snapshot.read_at)
+        line.append(f" · extract {age(snapshot.last_extract, now)} ago")
+    if snapshot.review_pending:
+        line.append(f" · review {snapshot.review_pending:,}", style="bold")
+    return line
+
+
+class Header(Static):
+    """One line: home, agent, clock of the last read, last extraction, review queue."""
+
+
+class OverviewScreen(Screen[None]):
+    """Active state, rejections, rules, flows and context, all visible at once."""
+
+    BINDINGS = [
+        *[Binding(str(n), f"focus_pane({n})", "pane" if n == 1 else f"pane {n}",
+                  show=n == 1, key_display="1-5", id=f"overview.pane{n}")
+          for n in range(1, 6)],
+        Binding("enter", "open", "open", id="overview.open", show=True),
+    ]
+
+    def __init__(self, ascii_only: bool = False) -> None:
+        super().__init__(id="overview")
+        self.ascii_only = ascii_only
+
+    def compose(self) -> ComposeResult:
+        yield Header(header_text(None, str(self.app_home())), id="header")
+        with VerticalScroll(id="panes", can_focus=False):
+            with Horizontal(id="row1", classes="pane-row"):
+                yield StatePane(ascii_only=self.ascii_only, id="state")
+                yield RejectionsPane(ascii_only=self.ascii_only, id="rejections")
+            yield RulesPane(ascii_only=self.ascii_only, id="rules")
+            with Horizontal(id="row3", classes="pane-row"):
+                yield FlowsPane(ascii_only=self.ascii_only, id="flows")
+                yield ContextPane(ascii_only=self.ascii_only, id="context")
+        yield Static("", id="jobline")
+        yield Footer()
+
+    def app_home(self) -> Any:
+        app: Any = self.app
+        return app.store.home.root
+
+    def on_mount(self) -> None:
+        self.query_one("#state", Pane).focus_rows()
+        app: Any = self.app
+        if app.last_snapshot is not None:
+            self.show(app.last_snapshot)
+
+    def show(self, snapshot: Snapshot) -> None:
+        """A new snapshot: every pane keeps its cursor; only changed panes redraw rows."""
+        with self.app.batch_update():
+            self.query_one(Header).update(header_text(snapshot, str(self.app_home())))
+            for pane in self.query(Pane):
+                pane.update(snapshot)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < 70, "-narrow")
+        self.set_class(event.size.height < 22, "-short")
+        for pane in self.query(ContextPane):
+            pane.refit()
+
+    def action_focus_pane(self, number: int) -> None:
+        self.query_one(f"#{PANES[number - 1]}", Pane).focus_rows()
+
+    def focused_pane(self) -> Pane | None:
+        node = self.focused
+        while node is not None and not isinstance(node, Pane):
+            node = node.parent  # type: ignore[assignment]
+        return node
+
+    def action_open(self) -> None:
+        pane = self.focused_pane()
+        if pane is not None:
+            app: Any = self.app
+            app.open_pane(pane.id, pane.rows.key)
+
+    @on(RowList.Selected)
+    def _selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        self.action_open()
