@@ -142,6 +142,7 @@ def test_negative_results_exit_3(home: Home) -> None:
 EXEMPT_FROM_JSON = {
     "context json": "prints JSON already",
     "console": "the interactive console",
+    "serve": "the console in a browser tab",
     "mcp": "a server speaking MCP",
 }
 
