@@ -40,7 +40,9 @@ def pre(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, budge
 
     agent, (action,) = _split(words, ("action",), agent_opt)
     with opened(ctx) as (home, db):
-        result = pre_gate(home, db, home.agent(agent, db), action, budget=budget)
+        # On a read-only home the gate is still served, only not recorded for gate post.
+        result = pre_gate(home, db, home.agent(agent, db), action, budget=budget,
+                          record=not db.readonly)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -54,7 +56,9 @@ def pre(ctx: click.Context, words: tuple[str, ...], agent_opt: str | None, budge
     cut = ", ".join(f"{n} {name}" for name, n in result.cut.items())
     out.append("")
     out.append(dim(f"~{result.tokens} of {result.budget} tokens"
-                   + (f"; cut to fit: {cut}" if cut else "") + f"; gate {result.gate_id}"))
+                   + (f"; cut to fit: {cut}" if cut else "")
+                   + (f"; gate {result.gate_id}" if result.gate_id is not None
+                      else "; not recorded: the home is read-only")))
     lines(out)
 
 

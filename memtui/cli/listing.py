@@ -53,9 +53,19 @@ def listing(headers: Sequence[str], rows: Sequence[Sequence[object]],
             table.add_row(*row_cells)
         out.print(table)
         return
-    # Too narrow for a table: the fields on one line, the text folded below them.
+    # Too narrow for a table: the fields in aligned columns, the text folded below them.
+    def line(parts: Sequence[Text]) -> Text:
+        padded = [p.copy() for p in parts]
+        for part, width in zip(padded, fixed, strict=True):
+            part.pad_right(width - part.cell_len)
+        joined = Text("  ").join(padded)
+        joined.rstrip()  # in place
+        return joined
+
+    header = line([Text(name) for name in headers[:-1]])
+    header.append(f"\n    {headers[-1]}")
+    header.stylize("bold")
+    out.print(header, overflow="fold")
     for row_cells in cells:
-        head = Text("  ").join(row_cells[:-1])
-        head.stylize("bold", 0, row_cells[0].cell_len)
-        out.print(head, overflow="fold")
+        out.print(line(row_cells[:-1]), overflow="fold")
         out.print(Padding(row_cells[-1], (0, 0, 0, 4)), overflow="fold")

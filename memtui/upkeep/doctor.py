@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import apsw
 
+from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.schema import MIGRATIONS
@@ -60,7 +61,6 @@ def diagnose(home: Home) -> Report:
         add(Check("memory.db", "fail", f"{home.db_path} is missing",
                   f"memtui init --home {home.root}"))
         return report
-    from memtui.db import Database
 
     restore = ("restore memory.db from a backup, or move it aside and run memtui init and "
                "memtui extract (markdown files and transcripts are intact)")
@@ -107,6 +107,7 @@ def diagnose(home: Home) -> Report:
         add(Check("wal", "warn" if wal > 64 * 2**20 else "ok", f"{wal / 2**20:.1f} MiB",
                   "a long reader keeps the WAL from checkpointing; stop stale processes"
                   if wal > 64 * 2**20 else ""))
+        report.checks.extend(source_checks(db))
     except apsw.Error as exc:
         add(Check("memory.db", "fail", f"{type(exc).__name__}: {exc}", restore))
     finally:
@@ -117,6 +118,20 @@ def diagnose(home: Home) -> Report:
                   "" if ws.is_dir() else f"memtui init --home {home.root}"))
     report.checks.extend(index_checks(home))
     return report
+
+
+def source_checks(db: Database) -> list[Check]:
+    """Transcript sources that name no files now (moved or deleted): extraction reads
+    nothing from them, so each is a warning."""
+    from memtui.stores.sources import list_sources
+
+    found = list_sources(db)
+    gone = [s for s in found if not s.files()]
+    if not gone:
+        return [Check("sources", "ok", f"{len(found)} source(s), each naming files")]
+    return [Check(f"source {s.id}", "warn", f"{s.pattern} (agent {s.agent}) names no files now",
+                  f"memtui sources remove {s.id}, if the transcripts are gone for good")
+            for s in gone]
 
 
 def index_checks(home: Home) -> list[Check]:

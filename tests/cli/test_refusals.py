@@ -143,7 +143,7 @@ def test_reading_commands_work_on_a_read_only_home(read_only_home: Home) -> None
     assert [e["summary"] for e in json.loads(listed.stdout)] == ["Stay on Postgres 16"]
     for args in (("rules", "list"), ("boot",), ("audit",), ("get", "MEMORY.md"),
                  ("search", "Postgres", "--min-score", "0"), ("recall", "Postgres"),
-                 ("state", "show", "1"), ("index", "status")):
+                 ("state", "show", "1"), ("index", "status"), ("gate", "pre", "deploy")):
         done = _run_read_only(read_only_home, *args)
         assert done.returncode == 0, (args, done.stderr)
         assert "Traceback" not in done.stderr

@@ -34,6 +34,9 @@ def test_a_source_whose_files_vanished_is_said(home: Home, tmp_path: Path) -> No
     done = run_cli("extract", home=home)
     assert done.returncode == 0
     assert "names no files now" in done.stderr and str(folder / "*.jsonl") in done.stderr
+    doctor = run_cli("doctor", home=home)
+    assert doctor.returncode == 0  # a warning: the home works
+    assert "source 1" in doctor.stdout and "names no files now" in doctor.stdout
 
 
 @pytest.mark.parametrize("args", [("state", "list"), ("rules", "list"), ("audit",),

@@ -100,7 +100,8 @@ def test_any_text_through_state_add_and_list(home: Home, text: str) -> None:
         start, first = lines[0].index("summary"), lines[1]
         region = "".join(line[start:] for line in lines[1:] if line)
     else:  # too narrow for one: the fields, then the text indented below them
-        first, region = lines[0], "".join(line[4:] for line in lines[1:] if line)
+        assert lines[1].strip() == "summary", out
+        first, region = lines[2], "".join(line[4:] for line in lines[3:] if line)
     assert first.split()[0] == str(entry_id)
     assert _printable(region) == _printable(strip_controls(text))
     assert all(cell_len(line) <= 80 for line in lines)  # cells: combining marks take none
