@@ -342,6 +342,14 @@ CREATE TABLE review_decisions (
 CREATE INDEX review_decisions_agent ON review_decisions(agent, state_id);
 """
 
+V7_REVIEW_QUEUE = """
+-- The console's review queue, walked per agent by id above its mark: a partial index of
+-- exactly what waits (proposals, and active entries that came from a transcript), so the
+-- queue costs what it holds, not what the table holds.
+CREATE INDEX state_review_queue ON state(agent, id)
+    WHERE status = 'proposed' OR (status = 'active' AND source_entry IS NOT NULL);
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1_CORE),
     (2, V2_SOURCES),
@@ -349,5 +357,6 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, V4_BOOT_VIEW),
     (5, V5_CONTEXT),
     (6, V6_CONSOLE),
+    (7, V7_REVIEW_QUEUE),
 ]
 """(version, SQL script) in order; memory.db's PRAGMA user_version is the last applied."""

@@ -13,7 +13,9 @@ proposals a human reviews:
 - **lessons**: a failed tool step followed, in the same request segment, by the same
   step succeeding: "after <error>, <the fix> worked". They are added as ``learning``
   state entries (confidence 0.5, detail "Proposed by backtest"), through the same
-  consolidation as extraction, so tombstones and near-duplicates are honoured.
+  consolidation as extraction, so tombstones and near-duplicates are honoured, and then
+  given the status ``proposed``: they wait in the console's review and are never served
+  until a human accepts them.
 
 Running it twice changes nothing: the watermarks and the ledger stop the extraction,
 flows are keyed by name and lessons are consolidated.
@@ -39,6 +41,7 @@ from memtui.extract.prepare import FileContext, Preparer
 from memtui.extract.scratch import scratch_copy
 from memtui.home import Home
 from memtui.stores import flows as flow_store
+from memtui.stores import review
 from memtui.stores import sources as source_store
 from memtui.text import domain_of, shorten
 from memtui.transcripts import read_transcript
@@ -320,12 +323,24 @@ def _backtest(home: Home, db: Database, paths: list[str], *, agent: str, fmt: st
         cons = Consolidator(db, agent, threshold=home.settings.extract.similarity,
                             actor=steno.ACTOR)
         for lesson in lessons:
+            # A proposal waiting for review is not active, so consolidation would not see it.
+            if db.scalar("SELECT 1 FROM state WHERE agent = ? AND status = 'proposed' "
+                         "AND source_entry = ? AND summary = ?",
+                         (agent, lesson.source_entry, lesson.summary)):
+                result.already_known += 1
+                continue
             extraction = Extraction(state=[StateCandidate(
                 category="learning", summary=lesson.summary, source_entry=lesson.source_entry,
                 domain=domain_of(lesson.summary), detail=lesson.detail, confidence=0.5,
                 session=lesson.session)])
             outcome = cons.apply(extraction, source_file=lesson.source_file)
             if sum(outcome.added.values()):
+                added = db.scalar(
+                    "SELECT max(id) FROM state WHERE agent = ? AND category = 'learning' "
+                    "AND status = 'active' AND source_entry = ?", (agent, lesson.source_entry))
+                if added is not None:
+                    # A lesson waits in the console's review; it is not served until accepted.
+                    review.propose(db, int(added), actor=steno.ACTOR)
                 lesson.created = True
                 result.lessons.append(lesson)
             else:

@@ -12,6 +12,7 @@ extraction never brings it back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,24 +41,40 @@ class Pending:
     total: int
 
 
-_PENDING = """
-FROM state s
-LEFT JOIN watermarks w ON w.key = 'review:' || s.agent
-LEFT JOIN review_decisions d ON d.state_id = s.id
-WHERE (s.status = 'proposed' OR (s.status = 'active' AND s.source_entry IS NOT NULL))
-  AND s.id > coalesce(CAST(w.value AS INTEGER), 0) AND d.state_id IS NULL
-"""
+_WAITING = ("(status = 'proposed' OR (status = 'active' AND source_entry IS NOT NULL)) "
+            "AND id NOT IN (SELECT state_id FROM review_decisions WHERE agent = ?)")
 """Proposals, and active entries that came from a transcript message (what extraction
-added), above the agent's mark and not yet decided."""
+added), not yet decided. Each agent's queue is walked by id above its mark (a rowid
+range), never joined row by row."""
+
+COUNT_LIMIT = 100_000
+"""Counting stops here: a queue this long is shown as "at least"."""
 
 
-def pending(db: Database, agent: str | None = None, *, limit: int = 200) -> Pending:
-    """What waits for review: the oldest ``limit`` entries and the total count."""
-    where, params = (" AND s.agent = ?", [agent]) if agent else ("", [])
-    rows = db.query("SELECT s.* " + _PENDING + where + " ORDER BY s.id LIMIT ?",
-                    [*params, limit])
-    total = int(db.scalar("SELECT count(*) " + _PENDING + where, params))
-    return Pending(tuple(StateEntry(**r) for r in rows), total)
+def _agents(db: Database, agent: str | None, agents: Sequence[str] | None) -> list[str]:
+    if agent:
+        return [agent]
+    if agents is not None:
+        return list(agents)
+    return [str(a) for (a,) in db.rows("SELECT DISTINCT agent FROM state ORDER BY agent")]
+
+
+def pending(db: Database, agent: str | None = None, *, limit: int = 200,
+            count_limit: int = COUNT_LIMIT, agents: Sequence[str] | None = None) -> Pending:
+    """What waits for review: the oldest ``limit`` entries (of one agent, or of all: of
+    ``agents``, default every agent with state) and how many in all (counted up to
+    ``count_limit``)."""
+    rows: list[dict[str, Any]] = []
+    total = 0
+    for name in _agents(db, agent, agents):
+        floor = mark(db, name)
+        rows += db.query(f"SELECT * FROM state WHERE id > ? AND agent = ? AND {_WAITING} "
+                         "ORDER BY id LIMIT ?", (floor, name, name, limit))
+        total += int(db.scalar(
+            f"SELECT count(*) FROM (SELECT 1 FROM state WHERE id > ? AND agent = ? AND "
+            f"{_WAITING} LIMIT ?)", (floor, name, name, max(0, count_limit - total))))
+    rows.sort(key=lambda r: int(r["id"]))
+    return Pending(tuple(StateEntry(**r) for r in rows[:limit]), total)
 
 
 def _decide(db: Database, entry: StateEntry, decision: str, actor: str) -> None:

@@ -21,6 +21,8 @@ from memtui.tui.store import Store
 
 PANE_ROWS = 60
 """Rows each overview pane holds: more than a 120x40 terminal shows, never a whole table."""
+REVIEW_COUNT = 1000
+"""The header counts the review queue up to this ("1,000+")."""
 REJECTED = ("rejected",)
 NOT_REJECTED = ("decision", "task", "agent_state", "context", "discovery", "learning")
 
@@ -101,7 +103,8 @@ def read_snapshot(store: Store, agent: str | None, *, now: datetime | None = Non
             rules_total=pages.rule_count(db, agent=agent, statuses=("critical", "active")),
             boot_ids=boot_set(db, agents, agent), flows=flows, flows_total=flows_total,
             last_extract=(last.finished_at or last.started_at) if last else None,
-            review_pending=review.pending(db, agent, limit=1).total,
+            review_pending=review.pending(db, agent, limit=1, count_limit=REVIEW_COUNT,
+                                          agents=agents).total,
         )
     if not with_context:
         return snap

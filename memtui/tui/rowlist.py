@@ -94,6 +94,8 @@ class RowList(ScrollView, can_focus=True):
         self.empty = empty
         self.rows: list[Row] = []
         self._index: dict[str, int] = {}
+        self._strips: dict[tuple[int, int, bool, bool], Strip] = {}
+        """Drawn lines by (row, width, under the cursor, focused): scrolling redraws none."""
 
     # -- data -----------------------------------------------------------------------------
 
@@ -109,6 +111,7 @@ class RowList(ScrollView, can_focus=True):
         wanted = keep if keep is not None else self.key
         old_cursor, old_top = self.cursor, self.scroll_offset.y
         self.rows = list(rows)
+        self._strips.clear()
         self._index = {k: i for i, (k, _) in enumerate(self.rows)}
         self.virtual_size = Size(self.scrollable_content_region.width,
                                  len(self.rows) + self._head())
@@ -183,7 +186,12 @@ class RowList(ScrollView, can_focus=True):
         elif self.cursor >= top + body:
             self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # a theme or focus change redraws every line
+
     def on_resize(self, event: events.Resize) -> None:
+        self._strips.clear()
         self.virtual_size = Size(self.scrollable_content_region.width,
                                  len(self.rows) + self._head())
         self._scroll_cursor_into_view()
@@ -242,10 +250,17 @@ class RowList(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         if not 0 <= index < len(self.rows):
             return Strip.blank(width, base)
-        style = base
-        if index == self.cursor:
-            style = base + self.get_component_rich_style("rowlist--cursor")
-        return self._strip(self._line(self.rows[index][1], self._widths(width)), width, style)
+        under = index == self.cursor
+        key = (index, width, under, self.has_focus)
+        cached = self._strips.get(key)
+        if cached is None:
+            style = base + self.get_component_rich_style("rowlist--cursor") if under else base
+            cached = self._strip(self._line(self.rows[index][1], self._widths(width)), width,
+                                 style)
+            if len(self._strips) > 4096:
+                self._strips.clear()
+            self._strips[key] = cached
+        return cached
 
     def _strip(self, text: Text, width: int, style: object) -> Strip:
         segments = list(text.render(self.app.console))

@@ -67,6 +67,7 @@ def test_backtest_seeds_state_and_proposes_flows_and_lessons(
     assert "export DATABASE_URL" in lesson.summary
     row = db.one("SELECT * FROM state WHERE category = 'learning' AND summary LIKE 'Lesson:%'")
     assert row is not None and row["confidence"] == 0.5 and row["source_entry"] == "c-a2"
+    assert row["status"] == "proposed"  # waits for review; boot and gates never serve it
     assert row["source_file"].endswith("c.jsonl")
 
 

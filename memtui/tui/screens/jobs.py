@@ -16,7 +16,7 @@ from memtui.tui.render import block, clean, lit
 from memtui.tui.rowlist import Column
 from memtui.tui.screens.paged import PagedScreen
 
-TOKEN_KEYS = ("tokens", "input_tokens", "output_tokens", "total_tokens")
+TOKEN_KEYS = ("tokens", "input_tokens", "output_tokens", "total_tokens", "tokens_in", "tokens_out")
 COST_KEYS = ("cost_usd", "cost")
 
 

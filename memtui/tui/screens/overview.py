@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from memtui import timeutil
-from memtui.tui.data import Snapshot
+from memtui.tui.data import REVIEW_COUNT, Snapshot
 from memtui.tui.glyphs import age
 from memtui.tui.panes.base import Pane
 from memtui.tui.panes.context import ContextPane
@@ -45,7 +45,8 @@ def header_text(snapshot: Snapshot | None, home: str, where: str = "") -> Text:
         now = timeutil.parse(snapshot.read_at)
         line.append(f" · extract {age(snapshot.last_extract, now)} ago")
     if snapshot.review_pending:
-        line.append(f" · review {snapshot.review_pending:,}", style="bold")
+        more = "+" if snapshot.review_pending >= REVIEW_COUNT else ""
+        line.append(f" · review {snapshot.review_pending:,}{more}", style="bold")
     return line
 
 

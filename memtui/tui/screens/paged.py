@@ -184,7 +184,8 @@ class PagedScreen(Screen[None], Generic[T]):
         if self.agent:
             parts.append(f"agent {clean(self.agent)}")
         parts.append(f"read {self.read_at}")
-        self.query_one("#status", Static).update(Text(" · ".join(parts)))
+        # A line of fixed height: no layout pass on every cursor move.
+        self.query_one("#status", Static).update(Text(" · ".join(parts)), layout=False)
 
     @on(RowList.NearEdge, "#table")
     def _near_edge(self, event: RowList.NearEdge) -> None:
