@@ -143,6 +143,7 @@ EXEMPT_FROM_JSON = {
     "context json": "prints JSON already",
     "console": "the interactive console",
     "mcp": "a server speaking MCP",
+    "hook": "`hook` prints the JSON Claude Code reads for the event, nothing else",
 }
 
 
