@@ -280,6 +280,17 @@ class ConsoleSettings:
 
 
 @dataclass
+class McpSettings:
+    """[mcp]: the MCP server (`memtui mcp`)."""
+
+    token: str = setting(
+        "", "Bearer token the HTTP transport requires (Authorization: Bearer ...). Empty: "
+        "`memtui mcp --transport http` refuses to start. stdio needs none."
+    )
+    port: int = setting(8765, "Port of the HTTP transport (on 127.0.0.1 unless --host).")
+
+
+@dataclass
 class Settings:
     """All of memtui.toml."""
 
@@ -294,6 +305,7 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     heartbeat: HeartbeatSettings = field(default_factory=HeartbeatSettings)
     console: ConsoleSettings = field(default_factory=ConsoleSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
 
     def default_agent(self) -> str:
         return self.agents.default or (self.agents.ids[0] if self.agents.ids else "main")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from memtui.cli.common import emit_json, home_of, json_option
@@ -11,10 +13,13 @@ from memtui.errors import ExitCode
 @click.command()
 @click.option("--once", "once", type=click.Choice(["extraction", "maintenance", "heartbeat"]),
               help="Run one job of this kind now and exit (logged like a scheduled run).")
+@click.option("--search-service/--no-search-service", default=True, show_default=True,
+              help="Serve warm search on <home>/search.sock for the CLI, hooks and MCP.")
 @json_option
 @click.pass_context
-def daemon(ctx: click.Context, once: str | None, as_json: bool) -> None:
-    """Run the schedules in memtui.toml until SIGTERM (one job at a time, each logged)."""
+def daemon(ctx: click.Context, once: str | None, search_service: bool, as_json: bool) -> None:
+    """Run the schedules in memtui.toml until SIGTERM (one job at a time, each logged),
+    and serve warm search on a Unix socket in the home (mode 0600)."""
     from memtui.upkeep import scheduler
 
     home = home_of(ctx)
@@ -36,9 +41,30 @@ def daemon(ctx: click.Context, once: str | None, as_json: bool) -> None:
         d.install_signal_handlers()
         click.echo(f"memtui daemon started for {home.root} (pid {__import__('os').getpid()})",
                    err=False)
-        d.run_forever()
+        service = _start_search_service(home) if search_service else None
+        try:
+            d.run_forever()
+        finally:
+            if service is not None:
+                service.stop()
     finally:
         db.close()
+
+
+def _start_search_service(home: Any) -> Any:
+    """The warm search service in a thread; when it cannot start, say why and go on."""
+    from memtui.errors import MemtuiError
+    from memtui.search.service import Service
+
+    try:
+        service = Service(home)
+    except (OSError, MemtuiError) as exc:
+        click.echo(f"search service off: {exc} (searches run in each process instead)",
+                   err=True)
+        return None
+    service.serve_in_thread()
+    click.echo(f"search service on {service.path}")
+    return service
 
 
 @click.command()

@@ -48,6 +48,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "heartbeat": ("memtui.cli.recover", "heartbeat"),
     "console": ("memtui.cli.console", "console"),
     "serve": ("memtui.cli.console", "serve"),
+    "mcp": ("memtui.cli.mcp", "mcp"),
+    "hooks": ("memtui.cli.hooks", "hooks"),
+    "hook": ("memtui.cli.hooks", "hook"),
 }
 """Command name -> (module, attribute). Add a line here to add a command group."""
 

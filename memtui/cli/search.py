@@ -78,9 +78,12 @@ def search(ctx: click.Context, query: str | None, agent: str | None, parts: tupl
         return
     if query is None:
         raise MemtuiError("give a QUERY to search for (or --batch FILE)")
-    response = engine.search(home, name, query, opts)
+    from memtui.search.service import search_response
+
+    # Through `memtui daemon`'s warm searcher when it answers; "served_by" says which.
+    response, served = search_response(home, name, query, opts)
     if as_json:
-        emit_json(response.as_dict(explain))
+        emit_json({**response.as_dict(explain), **served})
     else:
         _render(response, explain)
 
@@ -208,14 +211,19 @@ def index_status(ctx: click.Context, agent: str | None, as_json: bool) -> None:
 def recall(ctx: click.Context, query: str, agent: str | None, layer: str | None,
            since: str | None, limit: int, history: bool, as_json: bool) -> None:
     """Recall episodes, facts and state about QUERY, each with what to cite."""
-    from memtui.search.recall import recall as run
+    from memtui.search.recall import RecallHit, RecallResponse
+    from memtui.search.service import recall as run
 
     home = home_of(ctx)
-    response = run(home, home.agent(agent), query, layer=layer, since=since, limit=limit,
-                   history=history)
+    # Through `memtui daemon`'s warm searcher when it answers; "served_by" says which.
+    answer = run(home, home.agent(agent), query, layer=layer, since=since, limit=limit,
+                 history=history)
     if as_json:
-        emit_json(response.as_dict())
+        emit_json(answer)
         return
+    response = RecallResponse(query=answer["query"], layers=tuple(answer["layers"]),
+                              hits=[RecallHit(**h) for h in answer["hits"]],
+                              fallback=answer["fallback"])
     escape = _escape
     out = console()
     if response.fallback:

@@ -17,12 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.config import SearchSettings
 from memtui.db import Database
 from memtui.db import has_table as _has_table
 from memtui.search.chunking import Chunk, Message, chunk_markdown, chunk_messages
+
+if TYPE_CHECKING:
+    from memtui.search.forgotten import Exclusions
 
 MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -116,8 +119,10 @@ def transcript_sources(memory_db: Database | None, agent: str,
     """Every file of every transcript source registered for the agent."""
     if memory_db is None or not _has_table(memory_db, "sources"):
         return []
+    from memtui.search.forgotten import Exclusions
     from memtui.stores.sources import list_sources
 
+    hidden = Exclusions.load(memory_db, agent)
     out: list[SourceFile] = []
     seen: set[str] = set()
     for source in list_sources(memory_db, agent):
@@ -128,11 +133,13 @@ def transcript_sources(memory_db: Database | None, agent: str,
                 continue
             seen.add(key)
             out.append(SourceFile(key, "sessions", sig,
-                                  partial(_load_transcript, path, source.format, settings)))
+                                  partial(_load_transcript, path, source.format, settings,
+                                          hidden)))
     return out
 
 
-def _load_transcript(path: Path, fmt: str, settings: SearchSettings) -> Loaded:
+def _load_transcript(path: Path, fmt: str, settings: SearchSettings,
+                     hidden: Exclusions | None = None) -> Loaded:
     from memtui.transcripts import read_transcript
 
     data = path.read_bytes()
@@ -142,8 +149,8 @@ def _load_transcript(path: Path, fmt: str, settings: SearchSettings) -> Loaded:
     answers = subagent_answers(result.turns)
     for turn in result.turns:
         text = turn_text(_without(turn, answers), settings.tool_output_chars)
-        if not text.strip():
-            continue
+        if not text.strip() or (hidden and hidden.hides(turn.id, text)):
+            continue  # forgotten messages stay out of the index (memtui.search.forgotten)
         end_line = turn.line + max(0, data.count(b"\n", turn.offset, turn.end_offset) - 1)
         role = "system" if turn.kind == "compaction" else turn.role
         messages.append(Message(id=turn.id, session=turn.session, role=role, name=turn.name,

@@ -16,14 +16,16 @@ fraction of the query's keywords it contains, scaled to sit with strong index hi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui import text as textutil
 from memtui.errors import MemtuiError
 from memtui.home import Home
-from memtui.search.encoders.embedder import Embedder
-from memtui.search.engine import ensure_fresh, open_searcher, options
-from memtui.search.results import Hit
+
+if TYPE_CHECKING:  # the engine loads numpy: imported where a search runs (hooks need not)
+    from memtui.search.encoders.embedder import Embedder
+    from memtui.search.hybrid import Searcher
+    from memtui.search.results import Hit
 
 LAYERS = ("episodic", "semantic", "state")
 LAYER_SOURCES = {"episodic": ("episodes", "sessions"), "semantic": ("facts", "memory")}
@@ -82,12 +84,18 @@ def _layer_of(source: str) -> str:
 
 def recall(home: Home, agent: str, query: str, *, layer: str | None = None,
            since: str | None = None, limit: int = 10, history: bool = False,
-           embedder: Embedder | None | str = "auto") -> RecallResponse:
-    """Search the hinted layer (or all of them) and return citable hits, best first."""
+           embedder: Embedder | None | str = "auto",
+           searcher: Searcher | None = None) -> RecallResponse:
+    """Search the hinted layer (or all of them) and return citable hits, best first.
+
+    A warm ``searcher`` of the agent's index (the search service's) is used and left open.
+    """
     if layer is not None and layer not in LAYERS:
         raise MemtuiError(f"unknown layer {layer!r}: use {', '.join(LAYERS)}")
     if limit < 1:
         raise MemtuiError(f"--limit must be at least 1, got {limit}")
+    from memtui.search.engine import ensure_fresh, open_searcher, options
+
     layers = (layer,) if layer else LAYERS
     sources = tuple(s for name in layers for s in LAYER_SOURCES.get(name, ()))
     hits: list[RecallHit] = []
@@ -95,12 +103,15 @@ def recall(home: Home, agent: str, query: str, *, layer: str | None = None,
     if sources:
         opts = options(home, sources=sources, max_results=limit, since=since,
                        include_superseded=history)
-        searcher = open_searcher(home, agent, embedder=embedder)
-        try:
-            ensure_fresh(searcher)
+        if searcher is not None:
             response = searcher.search(query, opts)
-        finally:
-            searcher.index.close()
+        else:
+            own = open_searcher(home, agent, embedder=embedder)
+            try:
+                ensure_fresh(own)
+                response = own.search(query, opts)
+            finally:
+                own.index.close()
         fallback = response.fallback
         for h in response.results:
             hits.append(RecallHit(layer=_layer_of(h.source), source=h.source, text=h.snippet,

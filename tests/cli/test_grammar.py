@@ -144,6 +144,7 @@ EXEMPT_FROM_JSON = {
     "console": "the interactive console",
     "serve": "the console in a browser tab",
     "mcp": "a server speaking MCP",
+    "hook": "`hook` prints the JSON Claude Code reads for the event, nothing else",
 }
 
 

@@ -1,0 +1,1 @@
+"""The MCP server: memtui's memory as tools and resources for any MCP client."""
