@@ -158,7 +158,7 @@ def _leaf_commands() -> list[tuple[str, click.Command]]:
                 sub = cmd.get_command(ctx, name)
                 if sub is not None:
                     walk(sub, [*path, name])
-            if not cmd.invoke_without_command:
+            if not cmd.invoke_without_command or not path:  # bare `memtui`: the console
                 return
         out.append((" ".join(path), cmd))
 
