@@ -90,6 +90,13 @@ class MemtuiApp(LiveMixin, ChangesMixin, RunsMixin, App[None]):
     def get_default_screen(self) -> Screen[Any]:
         return OverviewScreen(ascii_only=self.ascii_only)
 
+    def get_key_display(self, binding: Binding) -> str:
+        shown = super().get_key_display(binding)
+        if self.ascii_only and not shown.isascii():
+            return {"⏎": "enter", "↑": "up", "↓": "down", "←": "left", "→": "right"}.get(
+                shown, binding.key)
+        return shown
+
     def on_mount(self) -> None:
         self.set_class(self.ascii_only, "-ascii")
         self.start_live(self.refresh_seconds)

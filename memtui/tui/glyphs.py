@@ -26,6 +26,16 @@ def unicode_ok(setting: str = "auto") -> bool:
     return encoding.lower().replace("-", "") in ("utf8", "utf16", "utf32")
 
 
+def sep(*, ascii_only: bool = False) -> str:
+    """The separator between the parts of a title or status line."""
+    return " | " if ascii_only else " · "
+
+
+def ascii_text(app: object, text: str) -> str:
+    """Our own line with its separators in ASCII when the app draws ASCII only."""
+    return text.replace(" · ", " | ") if getattr(app, "ascii_only", False) else text
+
+
 def bar(fraction: float, width: int, *, ascii_only: bool = False) -> str:
     """A horizontal bar ``width`` cells wide filled to ``fraction`` (0..1)."""
     fraction = min(1.0, max(0.0, fraction))

@@ -216,6 +216,10 @@ class RowList(ScrollView, can_focus=True):
                     widths[j] = max(0, free // len(flex))
         return widths
 
+    @property
+    def ascii_only(self) -> bool:
+        return bool(getattr(self.app, "ascii_only", False))
+
     def _line(self, cells: Sequence[Text], widths: list[int]) -> Text:
         line = Text(no_wrap=True, end="")
         first = True
@@ -226,7 +230,11 @@ class RowList(ScrollView, can_focus=True):
                 line.append(" ")
             first = False
             piece = cell.copy() if isinstance(cell, Text) else Text(str(cell))
-            piece.truncate(width, overflow="ellipsis")
+            if piece.cell_len > width and self.ascii_only:
+                piece.truncate(max(0, width - 1), overflow="crop")
+                piece.append("~")
+            else:
+                piece.truncate(width, overflow="ellipsis")
             pad = width - piece.cell_len
             if column.right:
                 line.append(" " * pad)

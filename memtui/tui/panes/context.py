@@ -8,7 +8,7 @@ from rich.text import Text
 
 from memtui.tui.contextview import ContextView
 from memtui.tui.data import Snapshot
-from memtui.tui.glyphs import tokens, usage_bar
+from memtui.tui.glyphs import sep, tokens, usage_bar
 from memtui.tui.panes.base import Pane
 from memtui.tui.render import clean, lit
 from memtui.tui.rowlist import Column, Row
@@ -17,7 +17,7 @@ from memtui.tui.rowlist import Column, Row
 def context_lines(view: ContextView | None, width: int, *, ascii_only: bool) -> list[Text]:
     """The pane's lines for a view, fitted to ``width`` cells."""
     if view is None:
-        return [Text("reading…" if not ascii_only else "reading...", style="dim")]
+        return [Text("reading...", style="dim")]
     if not view.available or view.window <= 0:
         return [Text(line, style="dim") for line in
                 textwrap.wrap(clean(view.note or "no context report"), max(10, width))]
@@ -35,10 +35,11 @@ def context_lines(view: ContextView | None, width: int, *, ascii_only: bool) -> 
         thresholds.append(f"flush at {tokens(view.flush_at)}")
     if view.compact_at:
         thresholds.append(f"compact at {tokens(view.compact_at)}")
+    dot = sep(ascii_only=ascii_only)
     if thresholds:
-        out.append(Text(" · ".join(thresholds), style="dim"))
+        out.append(Text(dot.join(thresholds), style="dim"))
     if view.by_kind:
-        out.append(lit(" · ".join(f"{k} {tokens(n, exact=exact)}" for k, n in view.by_kind)))
+        out.append(lit(dot.join(f"{k} {tokens(n, exact=exact)}" for k, n in view.by_kind)))
     for label, n in view.top:
         out.append(lit(f"{tokens(n, exact=exact):>6}  {label}"))
     return out
@@ -65,6 +66,7 @@ class ContextPane(Pane):
         view = snapshot.context
         if view is None:
             return ""
-        self.border_title = f"5 Context · {clean(view.agent)}" + (
-            f" · {view.compactions} compactions" if view.compactions else "")
+        dot = sep(ascii_only=self.ascii_only)
+        self.border_title = f"5 Context{dot}{clean(view.agent)}" + (
+            f"{dot}{view.compactions} compactions" if view.compactions else "")
         return "" if view.available else "no engine"

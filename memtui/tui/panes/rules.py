@@ -8,7 +8,7 @@ from memtui import timeutil
 from memtui.stores.rules import Rule
 from memtui.tui.actions import RULE_BINDINGS, ActsOnRows
 from memtui.tui.data import Snapshot
-from memtui.tui.glyphs import age, bar
+from memtui.tui.glyphs import age, bar, sep
 from memtui.tui.panes.base import Pane
 from memtui.tui.render import lit
 from memtui.tui.rowlist import Column, Row
@@ -50,7 +50,8 @@ class RulesPane(ActsOnRows, Pane):
                                        ascii_only=self.ascii_only)) for r in snapshot.rules]
 
     def subtitle(self, snapshot: Snapshot) -> str:
-        return f"{snapshot.rules_total:,} · boot set {len(snapshot.boot_ids)}"
+        return (f"{snapshot.rules_total:,}{sep(ascii_only=self.ascii_only)}"
+                f"boot set {len(snapshot.boot_ids)}")
 
     def current_item(self) -> tuple[str, str, bool, str | None] | None:
         key = self.rows.key

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from memtui import timeutil
 from memtui.tui.data import REVIEW_COUNT, Snapshot
-from memtui.tui.glyphs import age
+from memtui.tui.glyphs import age, sep
 from memtui.tui.panes.base import Pane
 from memtui.tui.panes.context import ContextPane
 from memtui.tui.panes.flows import FlowsPane
@@ -28,25 +28,24 @@ from memtui.tui.rowlist import RowList
 PANES = ("state", "rejections", "rules", "flows", "context")
 
 
-def header_text(snapshot: Snapshot | None, home: str, where: str = "") -> Text:
+def header_text(snapshot: Snapshot | None, home: str, *, ascii_only: bool = False) -> Text:
     """The line that always says where you are, whose memory, and how fresh it is."""
     short = home.replace(os.path.expanduser("~"), "~", 1)
+    dot = sep(ascii_only=ascii_only)
     line = Text(" memtui", style="bold")
-    line.append(f" · {clean(short)}")
-    if where:
-        line.append(f" · {where}", style="bold")
+    line.append(f"{dot}{clean(short)}")
     if snapshot is None:
-        line.append(" · reading…")
+        line.append(f"{dot}reading...")
         return line
     who = (f"agent {snapshot.agent}" if snapshot.agent
            else f"all agents ({len(snapshot.agents)})")
-    line.append(f" · {clean(who)} · {snapshot.read_at[11:16]}Z")
+    line.append(f"{dot}{clean(who)}{dot}{snapshot.read_at[11:16]}Z")
     if snapshot.last_extract:
         now = timeutil.parse(snapshot.read_at)
-        line.append(f" · extract {age(snapshot.last_extract, now)} ago")
+        line.append(f"{dot}extract {age(snapshot.last_extract, now)} ago")
     if snapshot.review_pending:
         more = "+" if snapshot.review_pending >= REVIEW_COUNT else ""
-        line.append(f" · review {snapshot.review_pending:,}{more}", style="bold")
+        line.append(f"{dot}review {snapshot.review_pending:,}{more}", style="bold")
     return line
 
 
@@ -94,7 +93,8 @@ class OverviewScreen(Screen[None]):
     def show(self, snapshot: Snapshot) -> None:
         """A new snapshot: every pane keeps its cursor; only changed panes redraw rows."""
         with self.app.batch_update():
-            self.query_one(Header).update(header_text(snapshot, str(self.app_home())))
+            self.query_one(Header).update(header_text(snapshot, str(self.app_home()),
+                                                      ascii_only=self.ascii_only))
             for pane in self.query(Pane):
                 pane.update(snapshot)
 

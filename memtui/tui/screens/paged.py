@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, Static
 
 from memtui.db import Database
 from memtui.stores.pages import Key, Page
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.render import clean, lit
 from memtui.tui.rowlist import Column, Row, RowList
 from memtui.tui.store import Store
@@ -81,7 +82,8 @@ class PagedScreen(Screen[None], Generic[T]):
     # -- layout -------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f" {self.TITLE}", style="bold"), classes="full-title", id="title")
+        yield Static(Text(f" {ascii_text(self.app, self.TITLE)}", style="bold"),
+                     classes="full-title", id="title")
         yield RowList(self.COLUMNS, id="table", empty="nothing here (or still reading)")
         yield Static("", classes="full-status", id="status")
         yield Input(placeholder="filter: text to look for, enter to apply, esc to clear",
@@ -185,7 +187,8 @@ class PagedScreen(Screen[None], Generic[T]):
             parts.append(f"agent {clean(self.agent)}")
         parts.append(f"read {self.read_at}")
         # A line of fixed height: no layout pass on every cursor move.
-        self.query_one("#status", Static).update(Text(" · ".join(parts)), layout=False)
+        line = " · ".join(parts)
+        self.query_one("#status", Static).update(Text(ascii_text(self.app, line)), layout=False)
 
     @on(RowList.NearEdge, "#table")
     def _near_edge(self, event: RowList.NearEdge) -> None:

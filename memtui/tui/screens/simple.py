@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.rowlist import Column, Row, RowList
 from memtui.tui.store import Store
 
@@ -32,7 +33,8 @@ class ListScreen(Screen[None]):
         self.start_key = key
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f" {self.TITLE}", style="bold"), classes="full-title", id="title")
+        yield Static(Text(f" {ascii_text(self.app, self.TITLE)}", style="bold"),
+                     classes="full-title", id="title")
         yield RowList(self.COLUMNS, id="table")
         with VerticalScroll(classes="full-detail"):
             yield Static("", id="detail")
