@@ -72,10 +72,7 @@ def test_due_jobs_run_once_each_and_are_logged(home: Home, db: Database, tmp_pat
     assert any("extraction: ok" in line for line in lines)
 
 
-def test_missing_heartbeat_is_skipped_and_a_held_lock_skips_the_kind(
-    home: Home, db: Database
-) -> None:
-    assert scheduler.run_job(home, db, "heartbeat").status == "skipped"
+def test_a_held_lock_skips_the_kind(home: Home, db: Database) -> None:
     with scheduler.kind_lock(home, "maintenance") as got:
         assert got
         result = scheduler.run_job(home, db, "maintenance")
@@ -83,6 +80,52 @@ def test_missing_heartbeat_is_skipped_and_a_held_lock_skips_the_kind(
     last = jobs.last(db, "maintenance")
     assert last is not None and last.status == "skipped"
     assert scheduler.run_job(home, db, "maintenance").status == "ok"
+
+
+def _heartbeat_home(home: Home, deliver: str, command: str = "") -> None:
+    with home.config_path.open("a", encoding="utf-8") as fh:
+        fh.write('\n[schedule]\nextraction = ""\nmaintenance = ""\nheartbeat = "0 * * * *"\n'
+                 f'\n[heartbeat]\nactive_hours = ""\ndeliver = "{deliver}"\n'
+                 f'command = {json.dumps(command)}\n')
+    home._settings = None
+    (home.workspace("main") / "HEARTBEAT.md").write_text("# Heartbeat\n\n- check the disk\n")
+
+
+def test_a_scheduled_heartbeat_wakes_every_agent_with_the_configured_delivery(
+    home: Home, db: Database, tmp_path: Path
+) -> None:
+    script = tmp_path / "agent.sh"
+    script.write_text("#!/bin/sh\ncat > prompt.txt\necho 'Disk is 97% full on /var'\n")
+    script.chmod(0o755)
+    _heartbeat_home(home, "command", str(script))
+    (home.workspace("ops") / "HEARTBEAT.md").write_text("# Heartbeat\n\n- [ ]\n")
+    clock = Clock(datetime(2026, 3, 1, 9, 59, tzinfo=UTC))
+    d = scheduler.Daemon(home, db, clock=clock, log=lambda _: None)
+    clock.now += timedelta(minutes=2)
+    [ran] = d.tick()
+    assert (ran.kind, ran.status) == ("heartbeat", "ok")
+    assert ran.message == "main: alert; ops: skipped"  # ops's checklist is empty
+    runs = {j.name: j for j in jobs.recent(db, "heartbeat")}
+    assert sorted(runs) == ["main", "ops"]
+    assert runs["main"].counts["outcome"] == "alert" and runs["main"].counts["deliver"] == \
+        "command"
+    assert runs["ops"].status == "skipped"
+    prompt = (home.workspace("main") / "prompt.txt").read_text()
+    assert "check the disk" in prompt  # the command got the real heartbeat prompt
+    assert f"daemon --once heartbeat >> {home.root}/logs/heartbeat.log" in "\n".join(
+        scheduler.crontab_lines(home, executable="memtui"))
+
+
+def test_a_scheduled_heartbeat_fails_only_when_every_agent_fails(
+    home: Home, db: Database
+) -> None:
+    _heartbeat_home(home, "command", "exit 3")
+    (home.workspace("ops") / "HEARTBEAT.md").write_text("- look at the queue\n")
+    result = scheduler.run_job(home, db, "heartbeat")
+    assert result.status == "failed" and "every heartbeat failed" in result.message
+    runs = jobs.recent(db, "heartbeat")
+    # One row per agent, written by the heartbeat; the scheduler adds none.
+    assert sorted((j.name, j.status) for j in runs) == [("main", "failed"), ("ops", "failed")]
 
 
 def test_an_extraction_where_every_file_fails_is_a_failed_job(

@@ -15,6 +15,7 @@ from pathlib import Path
 from memtui import timeutil
 from memtui.context.report import context_report
 from memtui.context.sessions import is_group_session, newest_session
+from memtui.context.speakers import label
 from memtui.errors import MemtuiError, NotFound
 from memtui.home import Home
 from memtui.stores import facts as fact_store
@@ -109,7 +110,7 @@ def _message_line(turn: Turn, limit: int) -> str | None:
                  for r in turn.tool_results]
         text = " ".join(parts)
     elif turn.text:
-        text = f"[{turn.role}] {turn.text}"
+        text = f"[{label(turn)}] {turn.text}"
     else:
         return None
     flat = " ".join(text.split())
@@ -129,7 +130,9 @@ def _session_turns(path: Path | None) -> list[Turn]:
     if path is None:
         return []
     turns = read_transcript(path, final=True).turns
-    return [t for t in turns if t.kind == "message" and t.role != "system"]
+    # Heartbeats, wrappers and hook echoes are not the conversation; tool results are.
+    return [t for t in turns if t.kind == "message" and t.role != "system"
+            and (t.author != "machine" or t.role == "tool")]
 
 
 def recover(home: Home, agent: str, tier: int, *, budget: int | None = None,

@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from memtui.context.flush import Captured
+from memtui.context.speakers import by_person, label
 from memtui.home import Home
 from memtui.stores import state as state_store
 from memtui.transcripts import Turn
+from memtui.transcripts.harness import is_ack
 
 SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Next Steps", "Critical Context")
 _READS = ("read", "Read", "view", "cat")
@@ -34,7 +36,7 @@ def _path(args: dict[str, Any]) -> str | None:
 def local_summary(home: Home, agent: str, turns: Sequence[Turn], captured: Sequence[Captured],
                   previous: str | None = None) -> str:
     """A summary from what memory holds and what the region shows, without a model."""
-    users = [t for t in turns if t.role == "user" and t.text]
+    users = [t for t in turns if by_person(t) and t.text]
     goal = []
     if previous and (match := _SECTION.search(previous)):
         goal.append(match.group(1).strip())
@@ -81,7 +83,10 @@ def local_summary(home: Home, agent: str, turns: Sequence[Turn], captured: Seque
     errors = [r for t in turns for r in t.tool_results if r.is_error]
     for result in errors[-3:]:
         critical.append(f"- {result.name or 'tool'} failed: {_short(result.content, 160)}")
-    answers = [t for t in turns if t.role == "assistant" and t.text]
+    # The main agent's last answer: a sub-agent's is its report to the agent, and an ack
+    # (HEARTBEAT_OK, NO_REPLY) says nothing.
+    answers = [t for t in turns if t.role == "assistant" and t.author == "agent" and t.text
+               and not is_ack(t.text)]
     if answers:
         critical.append(f"- Last said: {_short(answers[-1].text, 400)}")
     body = {"Goal": goal, "Constraints": constraints, "Progress": progress,
@@ -96,7 +101,9 @@ def local_summary(home: Home, agent: str, turns: Sequence[Turn], captured: Seque
 
 PROMPT = """Summarise the conversation below for an agent whose earlier context is being \
 compacted. Use exactly these markdown sections: {sections}. Keep exact names, paths, \
-numbers and the human's own words for decisions and rejections. Be brief.
+numbers and the human's own words for decisions and rejections: only [user] lines are \
+the human's ([agent] is the agent prompting a sub-agent, [machine] a harness or \
+heartbeat prompt). Be brief.
 
 What memory already holds for this agent (keep it consistent):
 {memory}
@@ -115,7 +122,7 @@ def api_summary(home: Home, turns: Sequence[Turn], local: str, client: Any = Non
     for turn in turns:
         text = turn.text or "\n".join(r.content[:2000] for r in turn.tool_results)
         if text:
-            lines.append(f"[{turn.role}] {text}")
+            lines.append(f"[{label(turn)}] {text}")
     conversation = "\n".join(lines)[-400_000:]
     prompt = PROMPT.format(sections=" / ".join(SECTIONS), memory=local,
                            conversation=conversation)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.transcripts.harness import is_heartbeat
 from memtui.transcripts.jsonl import (
     Line,
     Sink,
@@ -253,8 +254,10 @@ class _Reader:
             "person" if subagent is None else "agent")
         if data.get("isCompactSummary"):
             role, kind, author = "system", "compaction", "machine"
-        elif data.get("isMeta") and not only_results or _harness_text(text):
-            # Caveats and command echoes Claude Code injects; not the human's words.
+        elif data.get("isMeta") and not only_results or _harness_text(text) or (
+                text and is_heartbeat(text)):
+            # Caveats and command echoes Claude Code injects, and a heartbeat piped to
+            # `claude -p` (memtui's command delivery): not the human's words.
             role, author = "system", "machine"
         self.sink.add(
             Turn(

@@ -2,14 +2,16 @@
 
 Three kinds of job, each with a cron expression in ``[schedule]`` (empty: off):
 ``extraction`` (the stenographer, default ``*/30 8-23 * * *``), ``maintenance`` (the
-nightly cycle, ``0 3 * * *``) and ``heartbeat`` (off by default; skipped cleanly while
-memtui has no heartbeat). Times are local time, as in crontab.
+nightly cycle, ``0 3 * * *``) and ``heartbeat`` (off by default: one heartbeat per agent
+of the home, delivered as ``[heartbeat] deliver`` says). Times are local time, as in
+crontab.
 
 The daemon runs due jobs one after another, so no kind ever runs twice at once, and
 takes a per-kind lock file in the home so a manual run or a second daemon cannot
 overlap it either. A slot missed while another job ran is run once, not once per missed
 slot. Every run is logged in the jobs table; an extraction in which every file failed
-is a failed run. SIGTERM or SIGINT stops the daemon cleanly:
+is a failed run; a heartbeat run logs one row per agent (name = the agent), and is a
+failed run when every agent's failed. SIGTERM or SIGINT stops the daemon cleanly:
 a running extraction ends after its current batch (its watermark is consistent), then
 the daemon exits 0.
 
@@ -28,7 +30,6 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from memtui.config import cron_expression
 from memtui.db import Database
@@ -38,8 +39,10 @@ from memtui.locks import LockTimeout, file_lock
 from memtui.stores import jobs
 
 KINDS = ("extraction", "maintenance", "heartbeat")
-COMMANDS = {"extraction": "extract --wait", "maintenance": "maintain", "heartbeat": "heartbeat"}
-"""The CLI command each kind runs (for crontab lines)."""
+COMMANDS = {"extraction": "extract --wait", "maintenance": "maintain",
+            "heartbeat": "daemon --once heartbeat"}
+"""The CLI command each kind runs (for crontab lines): a scheduled heartbeat wakes every
+agent, which ``memtui heartbeat`` (one agent) does not."""
 
 
 def validate(expr: str, key: str = "schedule") -> str:
@@ -79,9 +82,6 @@ def crontab_lines(home: Home, executable: str | None = None) -> list[str]:
     lines = [f"# memtui schedules for {home.root} (from memtui.toml [schedule])",
              f"# mkdir -p {shlex.quote(str(logs))}"]
     for s in schedules(home):
-        if s.kind == "heartbeat" and heartbeat_function() is None:
-            lines.append(f"# heartbeat ({s.expr}) skipped: this memtui has no heartbeat yet")
-            continue
         log = shlex.quote(str(logs / f"{s.kind}.log"))
         lines.append(f"{s.expr} {exe} --home {shlex.quote(str(home.root))} "
                      f"{COMMANDS[s.kind]} >> {log} 2>&1")
@@ -91,16 +91,6 @@ def crontab_lines(home: Home, executable: str | None = None) -> list[str]:
 def _memtui_executable() -> str:
     candidate = os.path.join(os.path.dirname(sys.executable), "memtui")
     return shlex.quote(candidate if os.path.exists(candidate) else "memtui")
-
-
-def heartbeat_function() -> Callable[..., Any] | None:
-    """``memtui.heartbeat.run_heartbeat`` if this memtui has one."""
-    try:
-        from memtui import heartbeat  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    fn = getattr(heartbeat, "run_heartbeat", None)
-    return fn if callable(fn) else None
 
 
 @contextmanager
@@ -128,10 +118,6 @@ def run_job(home: Home, db: Database, kind: str, *, stop: Callable[[], bool] | N
             ) -> RunResult:
     """Run one job of a kind now; never raises for a failing job (it is logged)."""
     started = time.perf_counter()
-    if kind == "heartbeat":
-        fn = heartbeat_function()
-        if fn is None:
-            return RunResult(kind, "skipped", "this memtui has no heartbeat yet")
     with kind_lock(home, kind) as got:
         if not got:
             job = jobs.start(db, kind)
@@ -144,7 +130,8 @@ def run_job(home: Home, db: Database, kind: str, *, stop: Callable[[], bool] | N
 
             if isinstance(exc, Busy | LockTimeout):  # another run holds a lock it needs
                 return RunResult(kind, "skipped", str(exc))
-            if kind != "extraction":  # the stenographer logs its own failed job
+            # The stenographer and the heartbeat log their own failed jobs.
+            if kind == "maintenance":
                 job = jobs.start(db, kind)
                 jobs.finish(db, job, "failed", message=str(exc)[:500])
             return RunResult(kind, "failed", str(exc), time.perf_counter() - started)
@@ -173,10 +160,31 @@ def _run(home: Home, db: Database, kind: str, stop: Callable[[], bool] | None) -
 
         run_maintenance(home, db, dry_run=False)
         return "cycle done"
-    fn = heartbeat_function()
-    assert fn is not None
-    fn(home, db)
-    return "heartbeat done"
+    return _heartbeats(home)
+
+
+def _heartbeats(home: Home) -> str:
+    """One heartbeat per agent of the home (each logs its own jobs row, name = agent);
+    one agent's failure does not keep the others from theirs."""
+    from memtui.context.heartbeat import run_heartbeat
+
+    deliver = home.settings.heartbeat.deliver
+    notes, failed = [], []
+    for agent in home.agents():
+        try:
+            result = run_heartbeat(home, agent, deliver)
+        except (MemtuiError, OSError, ValueError) as exc:
+            notes.append(f"{agent}: failed ({exc})")
+            failed.append(agent)
+            continue
+        notes.append(f"{agent}: {result.outcome}")
+        if result.outcome == "failed":
+            failed.append(agent)
+    if not notes:
+        return "no agents configured ([agents] ids in memtui.toml)"
+    if len(failed) == len(notes):
+        raise MemtuiError("every heartbeat failed: " + "; ".join(notes))
+    return "; ".join(notes)
 
 
 @dataclass
