@@ -16,9 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TH = {"rejected": 0.6, "veto": 0.15, "decision": 0.6}
 
 
-def v(rejected: float, decision: float = 0.0) -> Verdict:
-    top = "rejected" if rejected >= decision else "decision"
-    return Verdict(top, max(rejected, decision), rejected, decision)
+def v(rejected: float, decision: float = 0.0, top: str | None = None) -> Verdict:
+    if top is None:
+        top = ("rejected" if rejected >= decision else "decision") \
+            if max(rejected, decision) >= 0.5 else "none"
+    return Verdict(top, max(rejected, decision, 1 - rejected - decision), rejected, decision)
 
 
 def test_a_rejection_names_the_refused_proposal() -> None:
@@ -62,8 +64,12 @@ def test_combination_adds_vetoes_and_keeps() -> None:
     # The classifier finds a rejection the rules missed.
     out = combine(None, 0.0, v(0.93), TH)
     assert (out.label, out.by) == ("rejected", "classifier") and out.confidence == 0.93
-    # It vetoes a rule rejection it is sure is none ("no worries").
+    # It vetoes a rule rejection it is sure is none ("no worries")...
     assert combine("rejected", 0.9, v(0.02), TH).label is None
+    # ...but not a prohibition it reads as a standing instruction ("never deploy on
+    # Fridays"): that keeps the rule's reading and confidence.
+    kept = combine("rejected", 0.9, v(0.02, top="learning"), TH)
+    assert (kept.label, kept.confidence) == ("rejected", 0.9)
     # Agreement keeps the higher confidence.
     both = combine("rejected", 0.55, v(0.8), TH)
     assert (both.label, both.confidence, both.by) == ("rejected", 0.8, "both")
@@ -116,3 +122,29 @@ def test_the_corpus_is_large_varied_and_split_by_conversation() -> None:
         split_of.setdefault(e.conv, set()).add(e.split)
     assert all(len(s) == 1 for s in split_of.values())
     assert all(e.split == "train" for e in own if e.source == "generated")
+
+
+@pytest.mark.slow
+def test_the_local_extractor_with_the_classifier_names_what_was_refused() -> None:
+    """Real model, shipped head: an indirect refusal no phrase rule knows."""
+    from memtui.extract.candidates import PreparedTurn
+    from memtui.extract.classify.head import Classifier
+    from memtui.extract.local import LocalExtractor
+    from memtui.transcripts import Turn
+
+    def said(i: int, text: str, previous: str) -> PreparedTurn:
+        turn = Turn(id=f"m{i}", session="s", timestamp=None, role="user", text=text,
+                    source="t.jsonl", line=i, offset=0, end_offset=0, format="claude-code",
+                    author="person")
+        return PreparedTurn(turn=turn, text=text, previous_assistant=previous)
+
+    ask = "Would you like me to sign up for the paid newsletter plan?"
+    turns = [said(1, "That's a no on the paid plan", ask),
+             said(2, "thanks!", "Done, the report is in your inbox.")]
+    assert not [s for s in LocalExtractor().extract(turns).state if s.category == "rejected"]
+    out = LocalExtractor(classifier=Classifier()).extract(turns)
+    rejected = [s for s in out.state if s.category == "rejected"]
+    assert [s.summary for s in rejected] == ["Rejected: signing up for the paid newsletter plan"]
+    assert rejected[0].source_entry == "m1" and ask in rejected[0].detail
+    assert not [s for s in out.state if s.source_entry == "m2"]  # thanks is nothing
+    assert [e.kind for e in out.episodes if e.source_entry == "m1"] == ["rejection"]

@@ -10,14 +10,18 @@ the console's review instead of being served as a rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 
 from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn, StateCandidate
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import context_of, worth_embedding
 from memtui.extract.classify.head import Classifier, Verdict
 from memtui.extract.classify.summary import decision_summary, rejection_summary
+from memtui.search.encoders.embedder import EmbeddingUnavailable
 from memtui.text import clean, domain_of, shorten
+
+log = logging.getLogger(__name__)
 
 PROMOTE = 0.7
 """Rejections below this confidence are never promoted to rules (maintenance's default)."""
@@ -34,6 +38,32 @@ def read(classifier: Classifier, turns: Sequence[PreparedTurn]) -> dict[str, Ver
     chosen = [pt for pt in turns if readable(pt)]
     verdicts = classifier.verdicts([(pt.previous_assistant, clean(pt.text)) for pt in chosen])
     return {pt.id: v for pt, v in zip(chosen, verdicts, strict=True)}
+
+
+def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
+                 classifier: Classifier, turns: Sequence[PreparedTurn]) -> Extraction:
+    """The rules' reading of the turns (``extract_turn``), refined by the classifier's.
+
+    Without the model or the head file the rules' reading stands alone (logged once per
+    batch): extraction never fails for want of the classifier.
+    """
+    try:
+        verdicts = read(classifier, turns)
+        thresholds = classifier.head.thresholds
+    except (EmbeddingUnavailable, OSError, ValueError) as exc:
+        log.warning("the extraction classifier is unavailable, rules only: %s", exc)
+        verdicts, thresholds = {}, {}
+    out = Extraction()
+    for pt in turns:
+        verdict = verdicts.get(pt.id)
+        if verdict is None:
+            extract_turn(pt, out)
+            continue
+        one = Extraction()
+        extract_turn(pt, one)
+        refine(pt, one, verdict, thresholds)
+        out.extend(one)
+    return out
 
 
 def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
