@@ -27,22 +27,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.classifier.corpus import DOMAINS, LABELS, Example, load  # noqa: E402
-from bench.classifier.evaluate import Score, both_label, rules_reading, scores  # noqa: E402
+from bench.classifier.evaluate import Score, rules_reading, scores  # noqa: E402
 from bench.classifier.training import CachedEmbed, fit, matrix  # noqa: E402
 from memtui.extract.classify.head import Classifier, Head  # noqa: E402
+from memtui.extract.local import LocalExtractor  # noqa: E402
 
 KEY = ("rejected", "decision")
 
 
 def readings(examples: list[Example], clf: Classifier) -> dict[str, list[tuple[str, float, bool]]]:
     """Per method, per example: (label, confidence, captured anything)."""
-    head = clf.head
     verdicts = clf.verdicts([(e.prev, e.text) for e in examples])
     rules = [rules_reading(e) for e in examples]
-    both = []
-    for (label, conf, captured), v in zip(rules, verdicts, strict=True):
-        b_label, b_conf = both_label(label, conf, v, head.thresholds)
-        both.append((b_label, b_conf, captured or b_label != "none"))
+    wired = LocalExtractor(classifier=clf)  # what the stenographer runs
+    both = [rules_reading(e, wired) for e in examples]
     alone = [(v.label, v.probability, v.label != "none") for v in verdicts]
     return {"rules": rules, "classifier": alone, "both": both}
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.classifier.corpus import LABELS, Example
-from memtui.extract.candidates import Extraction, PreparedTurn
+from memtui.extract.candidates import PreparedTurn
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.head import Verdict
 from memtui.extract.local import LocalExtractor
@@ -25,8 +25,7 @@ def prepared(ex: Example) -> PreparedTurn:
 
 def rules_reading(ex: Example, extractor: LocalExtractor | None = None) -> tuple[str, float, bool]:
     """(label, confidence of it, whether anything at all was extracted)."""
-    out = Extraction()
-    (extractor or LocalExtractor()).extract_turn(prepared(ex), out)
+    out = (extractor or LocalExtractor()).extract([prepared(ex)])
     found: dict[str, float] = {}
     for s in out.state:
         cat = "preference" if s.summary.startswith("Preference:") else (
