@@ -101,6 +101,10 @@ class ExtractSettings:
     """[extract]: how transcripts become memory."""
 
     extractor: str = setting("local", "local (deterministic, offline) or llm (Anthropic API).")
+    classifier: bool = setting(
+        True, "The local extractor also reads the person's replies with the learned classifier "
+        "(MiniLM embeddings and a small head) beside its phrase rules."
+    )
     model: str = setting("claude-sonnet-4-6", "Model for the llm extractor (a Sonnet-class model).")
     batch_tokens: int = setting(12000, "Most transcript tokens sent to the model per batch.")
     similarity: float = setting(

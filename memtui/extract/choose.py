@@ -17,6 +17,10 @@ from memtui.stores.sources import Source, list_sources
 def make_extractor(home: Home, name: str) -> Extractor:
     """The extractor called ``name`` ("local" or "llm")."""
     if name == "local":
+        if home.settings.extract.classifier:
+            from memtui.extract.classify.head import Classifier
+
+            return LocalExtractor(classifier=Classifier())
         return LocalExtractor()
     if name == "llm":
         from memtui.extract.llm import LLMExtractor

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memtui.extract.candidates import (
     EpisodeCandidate,
@@ -56,6 +57,9 @@ from memtui.extract.candidates import (
 from memtui.extract.facts import fact_in
 from memtui.redact import redact
 from memtui.text import clean, domain_of, sentences, shorten
+
+if TYPE_CHECKING:
+    from memtui.extract.classify.head import Classifier
 
 NAME = "local"
 
@@ -273,7 +277,15 @@ class LocalExtractor:
 
     name = NAME
 
+    def __init__(self, classifier: Classifier | None = None) -> None:
+        self.classifier = classifier
+        """The learned head read beside the rules ([extract] classifier; None: rules only)."""
+
     def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
+        if self.classifier is not None:
+            from memtui.extract.classify.apply import extract_with
+
+            return extract_with(self.extract_turn, self.classifier, turns)
         out = Extraction()
         for turn in turns:
             self.extract_turn(turn, out)

@@ -1,0 +1,144 @@
+"""Benchmark of the rejection/decision classifier on the held-out split of the corpus.
+
+Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--markdown]
+
+1. Held-out (hand-written conversations never read by training or tuning): per label
+   precision / recall / F1 for the phrase rules alone, the classifier alone, and both;
+   the share of none-turns each captures; whether every entry cites its message.
+2. Reliability of the combined rejection and decision confidences on held-out.
+3. Cross-domain: for each of the six domains, a head trained on the other five (plus
+   SGD train), measured on every hand-written turn of the sixth; and the shipped head on
+   SGD's test split (travel and booking, services partly unseen in training).
+4. Throughput: turns classified per second (embedding included), and the local
+   extractor with the classifier over the sample transcripts.
+Targets on held-out: rejection precision and recall >= 0.9, decision recall >= 0.8,
+at most 1% of none-turns captured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.classifier.corpus import DOMAINS, LABELS, Example, load  # noqa: E402
+from bench.classifier.evaluate import Score, rules_reading, scores  # noqa: E402
+from bench.classifier.training import CachedEmbed, fit, matrix  # noqa: E402
+from memtui.extract.classify.head import Classifier, Head  # noqa: E402
+from memtui.extract.local import LocalExtractor  # noqa: E402
+
+KEY = ("rejected", "decision")
+
+
+def readings(examples: list[Example], clf: Classifier) -> dict[str, list[tuple[str, float, bool]]]:
+    """Per method, per example: (label, confidence, captured anything)."""
+    verdicts = clf.verdicts([(e.prev, e.text) for e in examples])
+    rules = [rules_reading(e) for e in examples]
+    wired = LocalExtractor(classifier=clf)  # what the stenographer runs
+    both = [rules_reading(e, wired) for e in examples]
+    alone = [(v.label, v.probability, v.label != "none") for v in verdicts]
+    return {"rules": rules, "classifier": alone, "both": both}
+
+
+def table(gold: list[str], by_method: dict[str, list[tuple[str, float, bool]]]) -> list[str]:
+    got = {m: scores(gold, [r[0] for r in rows]) for m, rows in by_method.items()}
+    lines = ["| label | n | " + " | ".join(f"{m} P / R / F1" for m in got) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in got) + " |"]
+    for label in LABELS:
+        cells = [_cell(got[m][label]) for m in got]
+        lines.append(f"| {label} | {got['rules'][label].support} | " + " | ".join(cells) + " |")
+    nones = [i for i, g in enumerate(gold) if g == "none"]
+    lines.append("| none-turns captured | " + str(len(nones)) + " | " + " | ".join(
+        f"{sum(by_method[m][i][2] for i in nones) / max(1, len(nones)):.1%}" for m in got) + " |")
+    return lines
+
+
+def _cell(s: Score) -> str:
+    return f"{s.precision:.2f} / {s.recall:.2f} / {s.f1:.2f}"
+
+
+def reliability(gold: list[str], rows: list[tuple[str, float, bool]]) -> list[str]:
+    """Of the entries given confidence in a bin, how many were right."""
+    bins = [(0.0, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
+    lines = ["| label | confidence | entries | correct | mean confidence |",
+             "| --- | --- | --- | --- | --- |"]
+    for label in KEY:
+        for lo, hi in bins:
+            hits = [(g == label, c) for g, (p, c, _) in zip(gold, rows, strict=True)
+                    if p == label and lo <= c < hi]
+            if hits:
+                lines.append(f"| {label} | {lo:.1f}–{min(hi, 1.0):.1f} | {len(hits)} | "
+                             f"{sum(h for h, _ in hits) / len(hits):.2f} | "
+                             f"{statistics.mean(c for _, c in hits):.2f} |")
+    return lines
+
+
+def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head) -> list[str]:
+    lines = ["| test domain | turns | classifier rejected F1 | both rejected P / R | "
+             "both decision R |", "| --- | --- | --- | --- | --- |"]
+    trainable = [e for e in corpus if e.split in ("train", "dev")]
+    for domain in DOMAINS:
+        train = [e for e in trainable if e.domain != domain and e.source != "sgd"
+                 or e.source == "sgd" and e.split == "train"]
+        test = [e for e in corpus if e.domain == domain and e.source == "hand"]
+        x, y = matrix(train, embed)
+        w, b = fit(x, y)
+        head = Head(LABELS, w, b, shipped.temperature, shipped.thresholds, shipped.model)
+        clf = Classifier(embed=embed, head=head)
+        got = readings([_unsplit(e) for e in test], clf)
+        gold = [e.label for e in test]
+        alone = scores(gold, [r[0] for r in got["classifier"]])
+        both = scores(gold, [r[0] for r in got["both"]])
+        lines.append(f"| {domain} | {len(test)} | {alone['rejected'].f1:.2f} | "
+                     f"{both['rejected'].precision:.2f} / {both['rejected'].recall:.2f} | "
+                     f"{both['decision'].recall:.2f} |")
+    return lines
+
+
+def _unsplit(e: Example) -> Example:
+    return Example(e.id, e.conv, e.domain, e.source, e.prev, e.text, e.label, "cross")
+
+
+def throughput(examples: list[Example], clf: Classifier, embed: CachedEmbed) -> list[str]:
+    pairs = [(e.prev, e.text) for e in examples]
+    start = time.perf_counter()
+    embed.vectors.clear()  # time the model, not the cache
+    clf.verdicts(pairs)
+    took = time.perf_counter() - start
+    return [f"classifier, embedding included: {len(pairs) / took:.0f} turns/s "
+            f"({len(pairs)} turns, {took:.2f} s)"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--skip-cross", action="store_true")
+    args = ap.parse_args()
+    corpus = load()
+    heldout = [e for e in corpus if e.split == "heldout"]
+    embed = CachedEmbed()
+    clf = Classifier(embed=embed)
+    gold = [e.label for e in heldout]
+    got = readings(heldout, clf)
+    print(f"## Held-out: {len(heldout)} hand-written turns, "
+          f"{len({e.conv for e in heldout})} conversations\n")
+    print("\n".join(table(gold, got)))
+    print("\n## Reliability of the combined confidences (held-out)\n")
+    print("\n".join(reliability(gold, got["both"])))
+    sgd_test = [e for e in corpus if e.split == "sgd-test"]
+    print(f"\n## Cross-domain: SGD test ({len(sgd_test)} turns, travel and booking)\n")
+    print("\n".join(table([e.label for e in sgd_test], readings(sgd_test, clf))))
+    if not args.skip_cross:
+        print("\n## Cross-domain: train on five domains, test on the sixth\n")
+        print("\n".join(cross_domain(corpus, embed, clf.head)))
+    embed.save()
+    print("\n## Throughput\n")
+    print("\n".join(throughput(heldout, clf, embed)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The labelled extraction corpus and the scripts that train and measure the classifier."""

@@ -1,0 +1,70 @@
+"""Reading corpus turns with the rules, the classifier and both; per-label scores."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bench.classifier.corpus import LABELS, Example
+from memtui.extract.candidates import PreparedTurn
+from memtui.extract.classify.combine import combine
+from memtui.extract.classify.head import Verdict
+from memtui.extract.local import LocalExtractor
+from memtui.transcripts import Turn
+
+# Which label a turn gets from what the rules extracted from it, strongest first.
+_ORDER = ("rejected", "decision", "learning", "task", "preference", "fact", "discovery")
+
+
+def prepared(ex: Example) -> PreparedTurn:
+    turn = Turn(id=ex.id, session=ex.conv, timestamp=None, role="user", text=ex.text,
+                source="corpus", line=0, offset=0, end_offset=0, format="corpus",
+                author="person")
+    return PreparedTurn(turn=turn, text=ex.text, previous_assistant=ex.prev)
+
+
+def rules_reading(ex: Example, extractor: LocalExtractor | None = None) -> tuple[str, float, bool]:
+    """(label, confidence of it, whether anything at all was extracted)."""
+    out = (extractor or LocalExtractor()).extract([prepared(ex)])
+    found: dict[str, float] = {}
+    for s in out.state:
+        cat = "preference" if s.summary.startswith("Preference:") else (
+            "fact" if s.category == "context" else s.category)
+        found[cat] = max(found.get(cat, 0.0), s.confidence)
+    if out.facts:
+        found.setdefault("fact", out.facts[0].confidence)
+    for label in _ORDER:
+        if label in found:
+            return label, found[label], True
+    return "none", 0.0, bool(out.state or out.facts)
+
+
+def both_label(rule: str, rule_conf: float, verdict: Verdict,
+               thresholds: dict[str, float]) -> tuple[str, float]:
+    """The combined reading: rejection/decision from ``combine``, the rest from the rules."""
+    key = rule if rule in ("rejected", "decision") else None
+    outcome = combine(key, rule_conf, verdict, thresholds)
+    if outcome.label is not None:
+        return outcome.label, outcome.confidence
+    return ("none", 0.0) if key is not None else (rule, rule_conf)
+
+
+@dataclass(frozen=True)
+class Score:
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, Score]:
+    out = {}
+    for label in LABELS:
+        tp = sum(1 for g, p in zip(gold, predicted, strict=True) if g == p == label)
+        n_pred = sum(1 for p in predicted if p == label)
+        n_gold = sum(1 for g in gold if g == label)
+        precision = tp / n_pred if n_pred else 0.0
+        recall = tp / n_gold if n_gold else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if tp else 0.0
+        out[label] = Score(precision, recall, f1, n_gold)
+    return out

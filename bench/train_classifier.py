@@ -1,0 +1,106 @@
+"""Train the classifier head from the corpus: no network, reproducible, held-out never read.
+
+Run: .venv/bin/python bench/train_classifier.py
+
+1. Embeds every train and dev turn (and its context) with the shipped MiniLM, through
+   memtui's shared search embedder; vectors are cached in
+   ``bench/data/extract-corpus/.cache/`` (not committed) keyed by text.
+2. Out-of-fold readings: the hand-written (non-held-out) conversations in four groups by
+   conversation, each read by a head trained without it (plus every templated turn and
+   SGD train); SGD dev is read by a head trained on all of them.
+3. Fits the temperature and the combination thresholds on those readings: the most
+   rejection F1 with precision >= 0.9, then decision F1, minus none-turns captured.
+4. Fits the shipped head on all of it (multinomial logistic regression in numpy,
+   class-balanced, hand-written turns weighted most) and writes
+   ``memtui/extract/classify/head.npz`` and ``head-manifest.json`` (the conversations read).
+
+Examples of the ``heldout`` split raise an error if they reach any of these steps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.classifier.corpus import LABELS, Example, load  # noqa: E402
+from bench.classifier.training import (  # noqa: E402
+    MODEL,
+    CachedEmbed,
+    fit,
+    fit_temperature,
+    fit_thresholds,
+    matrix,
+    sample_weights,
+)
+from memtui.extract.classify.head import WEIGHTS, Verdict, softmax  # noqa: E402
+
+MANIFEST = ROOT / "memtui/extract/classify/head-manifest.json"
+
+
+FOLDS = 4
+
+
+def out_of_fold(examples: list[Example], embed: CachedEmbed) -> np.ndarray:
+    """P(label) of every non-SGD-dev example from a head that did not see its
+    conversation: hand conversations in FOLDS groups; SGD dev is never trained on."""
+    x, y = matrix(examples, embed)
+    sw = sample_weights(examples)
+    fold = np.array([zlib.crc32(e.conv.encode()) % FOLDS if e.source == "hand" else -1
+                     for e in examples])
+    tune = np.array([e.source == "hand" or e.split == "dev" for e in examples])
+    trainable = np.array([not (e.source == "sgd" and e.split == "dev") for e in examples])
+    logits = np.zeros((len(examples), len(LABELS)))
+    for k in range(FOLDS):
+        keep = trainable & (fold != k)
+        w, b = fit(x[keep], y[keep], sw[keep])
+        part = tune & (fold == k)
+        logits[part] = x[part] @ w + b
+    w, b = fit(x[trainable], y[trainable], sw[trainable])
+    sgd_dev = ~trainable
+    logits[sgd_dev] = x[sgd_dev] @ w + b
+    return logits
+
+
+def main() -> None:
+    corpus = [e for e in load() if e.split in ("train", "dev")]
+    embed = CachedEmbed()
+    x, y = matrix(corpus, embed)
+    embed.save()
+    trainable = np.array([not (e.source == "sgd" and e.split == "dev") for e in corpus])
+    tune = [i for i, e in enumerate(corpus) if e.source == "hand" or e.split == "dev"]
+    logits = out_of_fold(corpus, embed)
+    temperature = fit_temperature(logits[tune], y[tune])
+    w, b = fit(x[trainable], y[trainable], sample_weights(corpus)[trainable])
+    probs = softmax(logits[tune] / temperature)
+    rej, dec = LABELS.index("rejected"), LABELS.index("decision")
+    verdicts = [Verdict(LABELS[int(p.argmax())], float(p.max()), float(p[rej]), float(p[dec]))
+                for p in probs]
+    thresholds = fit_thresholds([corpus[i] for i in tune], verdicts)
+    train = [e for e, t in zip(corpus, trainable, strict=True) if t]
+    dev = [corpus[i] for i in tune]
+    names = sorted(thresholds)
+    np.savez_compressed(WEIGHTS, labels=np.array(LABELS), w=w, b=b,
+                        temperature=np.float32(temperature), model=np.array(MODEL),
+                        threshold_names=np.array(names),
+                        thresholds=np.array([thresholds[k] for k in names], dtype=np.float32))
+    digest = hashlib.sha256("\n".join(sorted(e.id for e in corpus)).encode()).hexdigest()
+    MANIFEST.write_text(json.dumps({
+        "train": len(train), "dev": len(dev), "temperature": round(temperature, 3),
+        "thresholds": {k: round(v, 3) for k, v in thresholds.items()},
+        "sources": sorted({e.source for e in corpus}), "ids_sha256": digest,
+        "conversations": sorted({e.conv for e in corpus if e.source == "hand"}),
+    }, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({"train": len(train), "dev": len(dev), "temperature": temperature,
+                      "thresholds": thresholds, "weights_bytes": WEIGHTS.stat().st_size}))
+
+
+if __name__ == "__main__":
+    main()

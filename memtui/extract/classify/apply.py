@@ -1,0 +1,108 @@
+"""The classifier in the local extractor: which turns it reads, and how it edits their
+candidates (the rules' reading of a turn is extracted first, then refined here).
+
+A rejection the classifier adds is summarised by what was refused
+(``summary.rejection_summary``) and cites the turn; its detail quotes the proposal it
+answers. One it is less sure of than the promotion threshold (``PROMOTE``, the
+maintenance's ``rejection_threshold``) lands with the status ``proposed``: it waits in
+the console's review instead of being served as a rule.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn, StateCandidate
+from memtui.extract.classify.combine import combine
+from memtui.extract.classify.features import context_of, worth_embedding
+from memtui.extract.classify.head import Classifier, Verdict
+from memtui.extract.classify.summary import decision_summary, rejection_summary
+from memtui.search.encoders.embedder import EmbeddingUnavailable
+from memtui.text import clean, domain_of, shorten
+
+log = logging.getLogger(__name__)
+
+PROMOTE = 0.7
+"""Rejections below this confidence are never promoted to rules (maintenance's default)."""
+
+
+def readable(pt: PreparedTurn) -> bool:
+    """The person's own prose, short enough to be a reply: what the classifier reads."""
+    return (pt.role == "user" and pt.turn.author == "person" and not pt.results
+            and pt.turn.kind != "compaction" and worth_embedding(clean(pt.text)))
+
+
+def read(classifier: Classifier, turns: Sequence[PreparedTurn]) -> dict[str, Verdict]:
+    """Verdicts of the readable turns, embedded in one batch."""
+    chosen = [pt for pt in turns if readable(pt)]
+    verdicts = classifier.verdicts([(pt.previous_assistant, clean(pt.text)) for pt in chosen])
+    return {pt.id: v for pt, v in zip(chosen, verdicts, strict=True)}
+
+
+def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
+                 classifier: Classifier, turns: Sequence[PreparedTurn]) -> Extraction:
+    """The rules' reading of the turns (``extract_turn``), refined by the classifier's.
+
+    Without the model or the head file the rules' reading stands alone (logged once per
+    batch): extraction never fails for want of the classifier.
+    """
+    try:
+        verdicts = read(classifier, turns)
+        thresholds = classifier.head.thresholds
+    except (EmbeddingUnavailable, OSError, ValueError) as exc:
+        log.warning("the extraction classifier is unavailable, rules only: %s", exc)
+        verdicts, thresholds = {}, {}
+    out = Extraction()
+    for pt in turns:
+        verdict = verdicts.get(pt.id)
+        if verdict is None:
+            extract_turn(pt, out)
+            continue
+        one = Extraction()
+        extract_turn(pt, one)
+        refine(pt, one, verdict, thresholds)
+        out.extend(one)
+    return out
+
+
+def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
+           thresholds: dict[str, float]) -> None:
+    """Edit the rules' candidates of one turn by the combined reading."""
+    rule, rule_conf = None, 0.0
+    for category in ("rejected", "decision"):
+        confs = [s.confidence for s in one.state if s.category == category]
+        if confs:
+            rule, rule_conf = category, max(confs)
+            break
+    outcome = combine(rule, rule_conf, verdict, thresholds)
+    if outcome.label != rule:
+        _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
+    if outcome.label is None:
+        return
+    status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
+        else "active"
+    if outcome.label == rule:
+        for s in one.state:
+            if s.category == rule:
+                s.confidence, s.status = round(outcome.confidence, 3), status
+        return
+    text = clean(pt.text)
+    ask = context_of(pt.previous_assistant)
+    if outcome.label == "rejected":
+        summary, kind = rejection_summary(text, pt.previous_assistant), "rejection"
+    else:
+        summary, kind = decision_summary(text, pt.previous_assistant), "decision"
+    detail = shorten(f"{text} (re: {ask})" if ask else text, 1000)
+    one.state.append(StateCandidate(
+        category=outcome.label, summary=summary, detail=detail, source_entry=pt.id,
+        domain=domain_of(summary), confidence=round(outcome.confidence, 3), at=pt.at,
+        session=pt.turn.session, status=status))
+    one.episodes.append(EpisodeCandidate(kind=kind, summary=summary, detail=detail,
+                                         source_entry=pt.id, at=pt.at, session=pt.turn.session))
+
+
+def _drop(one: Extraction, categories: set[str]) -> None:
+    kinds = {"rejected": "rejection", "decision": "decision"}
+    one.state[:] = [s for s in one.state if s.category not in categories]
+    one.episodes[:] = [e for e in one.episodes if e.kind not in {kinds[c] for c in categories}]

@@ -1,0 +1,61 @@
+"""Rules and classifier together: who decides whether a turn rejects or decides something.
+
+The phrase rules stay the first reader; the classifier's calibrated probabilities then
+
+- **add** a rejection the rules missed when P(rejected) reaches ``rejected``
+  ("that's a no on the paid plan", a refusal hidden behind a reason);
+- **veto** a rule's rejection when P(rejected) is below ``veto`` and the classifier reads
+  the turn as noise, a correction or an approval ("no worries", "no wait, the staging
+  one", sarcasm). A prohibition it reads as a standing instruction or a preference
+  ("never deploy on Fridays") stays a rejection: the rules' reading of those is the
+  project's (a CRITICAL rule), not a mistake.
+- **add** a decision the rules missed when P(decision) reaches ``decision`` (an approval
+  in unusual words), unless the turn already rejects.
+
+The thresholds are fitted on the dev split by ``bench/train_classifier.py`` and stored
+with the weights. The confidence of the result is the classifier's calibrated
+probability, raised to the rule's own confidence when both agree; a rule's rejection the
+classifier neither confirms nor vetoes keeps the rule's confidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memtui.extract.classify.head import Verdict
+
+DEFAULT_THRESHOLDS = {"rejected": 0.6, "veto": 0.15, "decision": 0.6}
+VETOING = frozenset({"none", "correction", "decision"})
+"""What the classifier must read a turn as to overrule the rules' rejection of it."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    label: str | None
+    """rejected, decision or None (neither)."""
+    confidence: float
+    by: str
+    """rules, classifier or both."""
+
+
+def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
+            thresholds: dict[str, float]) -> Outcome:
+    """The turn's rejection/decision reading given the rules' (``rule``: the strongest
+    category the rules found in it, or None) and the classifier's."""
+    t = {**DEFAULT_THRESHOLDS, **thresholds}
+    if rule == "rejected":
+        if verdict.rejected < t["veto"] and verdict.label in VETOING:
+            if verdict.decision >= t["decision"]:
+                return Outcome("decision", verdict.decision, "classifier")
+            return Outcome(None, 1.0 - verdict.rejected, "classifier")
+        agree = verdict.rejected >= 0.5
+        return Outcome("rejected", max(verdict.rejected, rule_confidence) if agree
+                       else rule_confidence, "both" if agree else "rules")
+    if verdict.rejected >= t["rejected"]:
+        return Outcome("rejected", verdict.rejected, "classifier")
+    if rule == "decision":
+        return Outcome("decision", max(verdict.decision, rule_confidence)
+                       if verdict.decision >= 0.5 else verdict.decision, "rules")
+    if verdict.decision >= t["decision"]:
+        return Outcome("decision", verdict.decision, "classifier")
+    return Outcome(None, 0.0, "rules")

@@ -1,0 +1,86 @@
+"""What the classifier reads: a cheap filter, the turn's context, and the feature vector.
+
+The feature vector of a turn is ``[t, c, t * c, has_context]``: ``t`` the embedding of
+the turn, ``c`` that of its context (the proposal or question the turn answers: the
+last asking sentence of the preceding turn, else its last two sentences), both
+L2-normalised MiniLM vectors. The product lets a linear head see agreement between the
+two ("no" after "should I ...?" is not "no" after "Done.").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from memtui.text import clean, sentences, shorten
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MAX_WORDS = 80
+"""Longer turns are instructions or pasted text, not a reply to a proposal: not embedded."""
+CONTEXT_CHARS = 300
+ASKING = re.compile(
+    r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
+    r"i could|i can|i'd suggest|i suggest|i propose|how about|plan:)", re.I)
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+Embed = Callable[[Sequence[str]], "np.ndarray"]
+"""Texts in, one L2-normalised row each out."""
+
+
+def worth_embedding(text: str) -> bool:
+    """Cheap test: a short piece of prose that could reject or decide something."""
+    words = text.split()
+    return 0 < len(words) <= MAX_WORDS and "```" not in text and bool(_WORDS.search(text)
+                                                                      or len(text) <= 4)
+
+
+def context_of(previous: str) -> str:
+    """The part of the preceding turn a reply answers (empty when there is none)."""
+    if not previous:
+        return ""
+    parts = sentences(clean(previous))
+    for s in reversed(parts):
+        if ASKING.search(s):
+            return shorten(s, CONTEXT_CHARS)
+    return shorten(" ".join(parts[-2:]), CONTEXT_CHARS)
+
+
+def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed) -> np.ndarray:
+    """One feature row per (turn, context) pair; each distinct string embedded once."""
+    import numpy as np
+
+    distinct = sorted({*texts, *(c for c in contexts if c)})
+    index = {s: i for i, s in enumerate(distinct)}
+    vectors = np.asarray(embed(distinct), dtype=np.float32) if distinct else np.zeros((0, 1))
+    dims = vectors.shape[1] if len(distinct) else 384
+    t = vectors[[index[s] for s in texts]] if texts else np.zeros((0, dims), np.float32)
+    c = np.zeros_like(t)
+    has = np.zeros((len(texts), 1), dtype=np.float32)
+    for row, ctx in enumerate(contexts):
+        if ctx:
+            c[row] = vectors[index[ctx]]
+            has[row] = 1.0
+    return np.hstack([t, c, t * c, has]).astype(np.float32)
+
+
+def model_embed(model: str = "all-MiniLM-L6-v2") -> Embed:
+    """Embedding with the search embedder memtui already shares in this process.
+
+    Short texts go through its fast query encoder (ONNX Runtime or numpy, no torch), the
+    same vectors at training and at extraction time.
+    """
+    from memtui.search.encoders.embedder import get_embedder
+
+    embedder = get_embedder("local", model)
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, embedder.dims), dtype=np.float32)
+        return np.vstack([embedder.embed_query(t) for t in texts])
+
+    return embed

@@ -1,0 +1,101 @@
+"""The learned head: multinomial logistic regression over the features, temperature-scaled.
+
+``head.npz`` holds the weights, the temperature fitted on the dev split, the thresholds
+the combination uses (also fitted on dev) and the labels in order. It is rebuilt by
+``bench/train_classifier.py`` from the corpus; the held-out split never reaches it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtui.extract.classify.features import Embed, context_of, features, model_embed
+
+if TYPE_CHECKING:
+    import numpy as np
+
+WEIGHTS = Path(__file__).with_name("head.npz")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The head's calibrated reading of one turn."""
+
+    label: str
+    probability: float
+    rejected: float
+    """P(rejected), whatever the top label."""
+    decision: float
+
+
+@dataclass(frozen=True)
+class Head:
+    labels: tuple[str, ...]
+    w: np.ndarray
+    b: np.ndarray
+    temperature: float
+    thresholds: dict[str, float]
+    model: str
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> Head:
+        import numpy as np
+
+        with np.load(path, allow_pickle=False) as z:
+            names = [str(k) for k in z["threshold_names"]]
+            return cls(labels=tuple(str(x) for x in z["labels"]), w=z["w"], b=z["b"],
+                       temperature=float(z["temperature"]),
+                       thresholds=dict(zip(names, (float(v) for v in z["thresholds"]),
+                                           strict=True)),
+                       model=str(z["model"]))
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        return softmax((x @ self.w + self.b) / self.temperature)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+class Classifier:
+    """Loads the head and the embedder on first use; shared by every extraction."""
+
+    def __init__(self, embed: Embed | None = None, weights: Path = WEIGHTS,
+                 head: Head | None = None) -> None:
+        self._embed = embed
+        self._weights = weights
+        self._head = head
+        self._lock = threading.Lock()
+
+    @property
+    def head(self) -> Head:
+        with self._lock:
+            if self._head is None:
+                self._head = Head.load(self._weights)
+                if self._embed is None:
+                    self._embed = model_embed(self._head.model)
+            return self._head
+
+    def verdicts(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
+        """(preceding turn, turn) pairs in, one verdict each out."""
+        if not pairs:
+            return []
+        head = self.head
+        assert self._embed is not None
+        x = features([t for _, t in pairs], [context_of(p) for p, _ in pairs], self._embed)
+        probs = head.probabilities(x)
+        rej, dec = head.labels.index("rejected"), head.labels.index("decision")
+        out = []
+        for row in probs:
+            top = int(row.argmax())
+            out.append(Verdict(head.labels[top], float(row[top]), float(row[rej]),
+                               float(row[dec])))
+        return out

@@ -1,0 +1,150 @@
+"""The learned classifier's parts: the filter, the context, summaries, the combination."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memtui.extract.classify.combine import combine
+from memtui.extract.classify.features import context_of, features, worth_embedding
+from memtui.extract.classify.head import WEIGHTS, Head, Verdict
+from memtui.extract.classify.summary import decision_summary, gerund, proposal, rejection_summary
+
+ROOT = Path(__file__).resolve().parents[2]
+TH = {"rejected": 0.6, "veto": 0.15, "decision": 0.6}
+
+
+def v(rejected: float, decision: float = 0.0, top: str | None = None) -> Verdict:
+    if top is None:
+        top = ("rejected" if rejected >= decision else "decision") \
+            if max(rejected, decision) >= 0.5 else "none"
+    return Verdict(top, max(rejected, decision, 1 - rejected - decision), rejected, decision)
+
+
+def test_a_rejection_names_the_refused_proposal() -> None:
+    ask = "Would you like me to sign up for the paid newsletter plan?"
+    assert rejection_summary("That's a no on the paid plan", ask) == (
+        "Rejected: signing up for the paid newsletter plan")
+    # A bare "Should I?" reads the sentence before it.
+    assert rejection_summary("nah", "I can add Redis as a cache. Should I?") == (
+        "Rejected: adding Redis as a cache")
+    # Nothing proposed: the person's own words.
+    assert rejection_summary("never deploy on fridays", "Done.") == (
+        "Rejected: never deploy on fridays")
+
+
+def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
+    assert decision_summary("OK, approved", "Shall I ship the Hugo site on Friday?") == (
+        "Ship the Hugo site on Friday")
+    said = decision_summary("yes, but only on staging first", "Should I enable the cache?")
+    assert said.startswith("Enable the cache") and "only on staging" in said
+    assert proposal("Here are the numbers.") == ""
+
+
+@pytest.mark.parametrize(("verb", "want"), [("stop", "stopping"), ("make", "making"),
+                                            ("sign", "signing"), ("commit", "committing"),
+                                            ("open", "opening"), ("tie", "tying")])
+def test_gerund(verb: str, want: str) -> None:
+    assert gerund(verb) == want
+
+
+def test_the_cheap_filter_and_the_context() -> None:
+    assert worth_embedding("nah, not this week")
+    assert not worth_embedding("word " * 200)
+    assert not worth_embedding("```\ncode\n```")
+    assert not worth_embedding("")
+    prev = "Rotation done on eu-west. All checks green. Should I do us-east right away?"
+    assert context_of(prev) == "Should I do us-east right away?"
+    assert context_of("Done. The job ran in 4 minutes.") == "Done. The job ran in 4 minutes."
+
+
+def test_combination_adds_vetoes_and_keeps() -> None:
+    # The classifier finds a rejection the rules missed.
+    out = combine(None, 0.0, v(0.93), TH)
+    assert (out.label, out.by) == ("rejected", "classifier") and out.confidence == 0.93
+    # It vetoes a rule rejection it is sure is none ("no worries")...
+    assert combine("rejected", 0.9, v(0.02), TH).label is None
+    # ...but not a prohibition it reads as a standing instruction ("never deploy on
+    # Fridays"): that keeps the rule's reading and confidence.
+    kept = combine("rejected", 0.9, v(0.02, top="learning"), TH)
+    assert (kept.label, kept.confidence) == ("rejected", 0.9)
+    # Agreement keeps the higher confidence.
+    both = combine("rejected", 0.55, v(0.8), TH)
+    assert (both.label, both.confidence, both.by) == ("rejected", 0.8, "both")
+    # An approval in unusual words becomes a decision; a weak one does not.
+    assert combine(None, 0.0, v(0.05, 0.9), TH).label == "decision"
+    assert combine(None, 0.0, v(0.05, 0.3), TH).label is None
+
+
+def test_features_pair_the_turn_with_its_context() -> None:
+    np = pytest.importorskip("numpy")
+    table = {"a": np.array([1.0, 0.0]), "b": np.array([0.0, 1.0])}
+    x = features(["a", "a"], ["b", ""], lambda texts: np.vstack([table[t] for t in texts]))
+    assert x.shape == (2, 7)
+    assert x[0].tolist() == [1, 0, 0, 1, 0, 0, 1] and x[1].tolist() == [1, 0, 0, 0, 0, 0, 0]
+
+
+def test_the_shipped_head_is_small_and_never_saw_the_held_out_split() -> None:
+    head = Head.load()
+    assert head.labels[:2] == ("rejected", "decision") and "none" in head.labels
+    assert WEIGHTS.stat().st_size < 100_000
+    assert set(head.thresholds) == {"rejected", "veto", "decision"}
+    manifest = json.loads(WEIGHTS.with_name("head-manifest.json").read_text())
+    from bench.classifier.corpus import load
+
+    heldout = {e.conv for e in load(generated=False, sgd=False) if e.split == "heldout"}
+    assert heldout and not heldout & set(manifest["conversations"])
+
+
+def test_training_refuses_held_out_examples() -> None:
+    from bench.classifier.corpus import Example
+    from bench.classifier.training import matrix
+
+    ex = Example("hand/x/0", "x", "ops", "hand", "Should I?", "no", "rejected", "heldout")
+    with pytest.raises(RuntimeError, match="held-out"):
+        matrix([ex], embed=None)  # type: ignore[arg-type]
+
+
+def test_the_corpus_is_large_varied_and_split_by_conversation() -> None:
+    from collections import Counter
+
+    from bench.classifier.corpus import DOMAINS, LABELS, load
+
+    own = load(sgd=False)
+    assert len(own) >= 1500
+    hand = [e for e in own if e.source == "hand"]
+    assert {e.domain for e in hand} == set(DOMAINS)
+    assert set(Counter(e.label for e in hand)) == set(LABELS)
+    split_of: dict[str, set[str]] = {}
+    for e in own:
+        split_of.setdefault(e.conv, set()).add(e.split)
+    assert all(len(s) == 1 for s in split_of.values())
+    assert all(e.split == "train" for e in own if e.source == "generated")
+
+
+@pytest.mark.slow
+def test_the_local_extractor_with_the_classifier_names_what_was_refused() -> None:
+    """Real model, shipped head: an indirect refusal no phrase rule knows."""
+    from memtui.extract.candidates import PreparedTurn
+    from memtui.extract.classify.head import Classifier
+    from memtui.extract.local import LocalExtractor
+    from memtui.transcripts import Turn
+
+    def said(i: int, text: str, previous: str) -> PreparedTurn:
+        turn = Turn(id=f"m{i}", session="s", timestamp=None, role="user", text=text,
+                    source="t.jsonl", line=i, offset=0, end_offset=0, format="claude-code",
+                    author="person")
+        return PreparedTurn(turn=turn, text=text, previous_assistant=previous)
+
+    ask = "Would you like me to sign up for the paid newsletter plan?"
+    turns = [said(1, "That's a no on the paid plan", ask),
+             said(2, "thanks!", "Done, the report is in your inbox.")]
+    assert not [s for s in LocalExtractor().extract(turns).state if s.category == "rejected"]
+    out = LocalExtractor(classifier=Classifier()).extract(turns)
+    rejected = [s for s in out.state if s.category == "rejected"]
+    assert [s.summary for s in rejected] == ["Rejected: signing up for the paid newsletter plan"]
+    assert rejected[0].source_entry == "m1" and ask in rejected[0].detail
+    assert not [s for s in out.state if s.source_entry == "m2"]  # thanks is nothing
+    assert [e.kind for e in out.episodes if e.source_entry == "m1"] == ["rejection"]
