@@ -71,8 +71,9 @@ class SearchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text(f" Search · {self.search_agent}'s memory (hybrid: vectors + "
                           "keywords)", style="bold"), classes="full-title")
-        yield Input(placeholder="what to look for; enter searches", id="query",
-                    cursor_blink=False)
+        box = Input(placeholder="what to look for; enter searches", id="query")
+        box.cursor_blink = False  # a blinking cursor makes every screenshot differ
+        yield box
         yield RowList([Column("score", 5, right=True), Column("source", 8),
                        Column("cited", 30, min_width=1), Column("snippet")], id="table",
                       empty="no results yet")
