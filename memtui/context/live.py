@@ -10,8 +10,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 from memtui.context.accounting import Accountant
-from memtui.context.window import OpenClawTail, Read, active_branch, branched, read_window
-from memtui.transcripts import StaleOffset
+from memtui.context.window import Read, active_branch, branched, read_window
+from memtui.transcripts import ReadState, StaleOffset
 
 CACHED_WINDOWS = 8
 
@@ -38,7 +38,7 @@ class LiveWindow:
         self.problems = 0
         self.pending = 0
         self.last_turn: str | None = None
-        self.tail: OpenClawTail | None = None
+        self.state: ReadState | None = None
         self.identity: tuple[int, int, int, int] | None = None
 
     def update(self) -> bool:
@@ -67,17 +67,14 @@ class LiveWindow:
         if result.turns:
             self.last_turn = result.turns[-1].id
         self.offset, self.line = result.end_offset, result.end_line
+        self.state = result.state
         self.pending = result.pending_bytes
         return True
 
     def _read(self) -> Read:
-        if self.fmt == "openclaw" and self.offset:
-            if self.tail is None:
-                # Built on the first read of an appended tail, not for a one-shot report.
-                self.tail = OpenClawTail(self.path, self.offset)
-            return self.tail.read(self.offset, self.line)
+        # The state the last read ended with: an appended tail costs only its own bytes.
         return read_window(self.path, start_offset=self.offset, start_line=self.line,
-                           final=False)
+                           final=False, state=self.state)
 
     def view(self) -> Accountant:
         """The window now: what was consumed, plus a held tail still being written."""
@@ -88,7 +85,7 @@ class LiveWindow:
         view.calls, view._positions = dict(self.acct.calls), dict(self.acct._positions)
         view.turns = dict(self.acct.turns)
         peek = read_window(self.path, start_offset=self.offset, start_line=self.line,
-                           final=True)
+                           final=True, state=self.state)
         view.feed(peek.result.turns, peek.first_kept)
         return view
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from memtui.context.accounting import Accountant
 from memtui.context.sessions import scan_model
-from memtui.transcripts import Problem, ReadResult, Turn, openclaw, read_transcript
-from memtui.transcripts.jsonl import LineReader, Sink, first_object
+from memtui.transcripts import Problem, ReadResult, ReadState, Turn, read_transcript
 
 
 @dataclass(frozen=True)
@@ -80,42 +79,12 @@ def active_branch(turns: list[Turn]) -> list[Turn]:
     return [t for j, t in enumerate(turns) if j in keep]
 
 
-class OpenClawTail:
-    """Reads what was appended to an OpenClaw transcript, carrying the reader's tree state
-    (ids, links, replayed-message fingerprints) from one read to the next.
-
-    ``read_transcript`` rebuilds that state by re-reading the file up to the watermark on
-    every resumed read, which costs a follower the whole file per poll; this keeps it.
-    A turn-for-turn equal result is what ``tests/context/test_follow.py`` checks.
-    """
-
-    def __init__(self, path: Path, start: int) -> None:
-        """Ready to read from byte ``start``: the state of everything before it is built
-        now, once."""
-        self.path = path
-        self.tree = openclaw.tree_before(path, start)
-        self.tree.load()
-        header = first_object(path)
-        self.session = str(header["id"]) if header and isinstance(header.get("id"), str) \
-            else path.stem
-
-    def read(self, start_offset: int, start_line: int) -> Read:
-        sink = Sink(str(self.path))
-        lines = LineReader(self.path, start_offset, start_line, sink, final=False)
-        openclaw.read(lines, sink, session=self.session, final=False, tree=self.tree)
-        turns, problems, skipped, unknown = sink.finish(None)
-        result = ReadResult(turns=turns, end_offset=lines.end_offset, end_line=lines.next_line,
-                            format="openclaw", problems=problems, unknown_types=unknown,
-                            skipped=skipped, lines_read=lines.next_line - start_line,
-                            pending_bytes=lines.pending_bytes)
-        return Read(result, first_kept_ids(self.path, turns),
-                    scan_model(self.path, start_offset))
-
-
 def read_window(path: Path, *, start_offset: int = 0, start_line: int | None = None,
-                final: bool = True) -> Read:
+                final: bool = True, state: ReadState | None = None) -> Read:
+    """A read of the transcript from a watermark; ``state`` is the last read's, so a
+    resumed read reads only what was appended (see ``read_transcript``)."""
     result = read_transcript(path, start_offset=start_offset, start_line=start_line,
-                             final=final)
+                             final=final, state=state)
     return Read(result, first_kept_ids(path, result.turns), scan_model(path, start_offset))
 
 

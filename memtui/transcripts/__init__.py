@@ -2,7 +2,9 @@
 
 Use ``read_transcript(path, start_offset=..., start_line=...)`` from a stored
 watermark; store the result's ``end_offset``/``end_line`` with whatever was made of
-its turns, in the same transaction, and every turn is seen exactly once.
+its turns, in the same transaction, and every turn is seen exactly once. A process that
+reads the same file again and again (a follower) passes ``state=result.state`` too, so a
+resumed read costs only the appended bytes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from memtui.transcripts.turn import (
     Author,
     Problem,
     ReadResult,
+    ReadState,
     ToolCall,
     ToolResult,
     Turn,
@@ -28,6 +31,7 @@ __all__ = [
     "Author",
     "Problem",
     "ReadResult",
+    "ReadState",
     "StaleOffset",
     "ToolCall",
     "ToolResult",

@@ -40,8 +40,9 @@ What real files add (issue 12):
 - **Replayed history**: OpenClaw can append an earlier stretch again as a new branch,
   with new ids but the same messages (role, timestamp and content). A message equal to
   one earlier in the file is skipped (``skipped["message (replayed)"]``), so each is
-  remembered once. A resumed read learns the earlier messages by reading the file up
-  to the watermark once (``_Tree.before``).
+  remembered once. A resumed read learns the earlier messages from the state the last
+  read carried (``ReadState``), else by reading the file up to the watermark once
+  (``_Tree.before``).
 - **Failures**: a tool result failed when ``isError`` says so, or its ``details`` do
   (``status`` "error"/"failed"/"timeout", a non-zero ``exitCode``, an ``error``); an
   assistant message with ``stopReason`` "error" carries its ``errorMessage`` in
@@ -63,7 +64,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,10 @@ class _Tree:
             raw = header.get("version")
             version = raw if isinstance(raw, int) and not isinstance(raw, bool) else 1
         return cls(path=path, start=start, version=version, loaded=start == 0)
+
+    def copy(self) -> _Tree:
+        """A copy to read on with; the original (carried in a ReadState) stays as it is."""
+        return replace(self, seen=set(self.seen))
 
     def load(self) -> None:
         if self.loaded:
@@ -191,9 +196,19 @@ def _fingerprint(data: dict[str, Any]) -> bytes | None:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def tree_before(path: Path, start: int) -> _Tree:
-    """The reading state for a read of ``path`` starting at byte ``start``."""
+def tree_before(path: Path, start: int, carried: object | None = None) -> _Tree:
+    """The reading state for a read of ``path`` starting at byte ``start``: a copy of
+    ``carried`` (the tree a previous read ended with, at ``start``) when there is one,
+    else one that reads the file up to ``start`` when it first needs to."""
+    if isinstance(carried, _Tree) and carried.loaded:
+        return carried.copy()
     return _Tree.before(path, start)
+
+
+def carry(tree: _Tree) -> _Tree | None:
+    """The tree to hand the next read, or None when it never learnt the lines before its
+    start (a resumed read that met no message): the next read then builds its own."""
+    return tree if tree.loaded else None
 
 
 def read(lines: Iterable[Line], sink: Sink, *, session: str, final: bool,

@@ -20,7 +20,7 @@ from memtui.transcripts.jsonl import (
     first_object,
 )
 from memtui.transcripts.names import session_stem
-from memtui.transcripts.turn import FORMATS, ReadResult
+from memtui.transcripts.turn import FORMATS, ReadResult, ReadState
 
 
 class FormatReader(Protocol):
@@ -45,6 +45,7 @@ def read_transcript(
     start_line: int | None = None,
     fmt: str = "auto",
     final: bool = False,
+    state: ReadState | None = None,
 ) -> ReadResult:
     """Read the turns written to ``path`` since byte ``start_offset``.
 
@@ -54,31 +55,41 @@ def read_transcript(
       A file with nothing to judge yet reads as format "unknown", with no turns.
     - ``final``: the writer is done with this file: consume a last line that lacks
       its newline, and a Claude Code message that could otherwise still grow.
+    - ``state``: the previous result's ``state``, when the caller still holds it. A
+      resumed OpenClaw read then costs only the appended bytes; without it (or when it
+      does not fit this read) the file is read up to ``start_offset`` again to learn
+      what replays and links depend on. The turns are the same either way.
 
-    The result's ``end_offset``/``end_line`` are the next watermark. A torn last
-    line is left for the next read; a bad line becomes a Problem and the read goes
-    on. Raises StaleOffset when ``start_offset`` is past the end of the file or not
-    at a line start (the file was rewritten), UnknownFormat when ``fmt="auto"`` and
-    the file matches no format, and ValueError for an unknown ``fmt``.
+    The result's ``end_offset``/``end_line`` are the next watermark, and its ``state``
+    the next read's. A torn last line is left for the next read; a bad line becomes a
+    Problem and the read goes on. Raises StaleOffset when ``start_offset`` is past the
+    end of the file or not at a line start (the file was rewritten), UnknownFormat when
+    ``fmt="auto"`` and the file matches no format, and ValueError for an unknown ``fmt``.
     """
     path = Path(path)
     if fmt != "auto" and fmt not in READERS:
         raise ValueError(f"unknown transcript format {fmt!r}: use auto or one of {FORMATS}")
     check_offset(path, start_offset)
+    stat = path.stat()
+    if state is not None and not _fits(state, path, stat, start_offset, start_line, fmt):
+        state = None
     if start_line is None:
-        start_line = count_lines_before(path, start_offset) if start_offset else 1
+        start_line = state.line if state else (
+            count_lines_before(path, start_offset) if start_offset else 1)
     if fmt == "auto":
-        fmt = detect_format(path)
+        fmt = state.format if state else detect_format(path)
         if fmt == "unknown":
             return ReadResult(turns=[], end_offset=start_offset, end_line=start_line, format=fmt)
 
     sink = Sink(str(path))
     lines = LineReader(path, start_offset, start_line, sink, final=final)
-    session = _session(path, fmt)
+    session = state.session if state else _session(path, fmt)
+    carried: object | None = None
     if fmt == "openclaw":
         # Replays and version-1 links depend on the entries before the watermark.
-        tree = openclaw.tree_before(path, start_offset)
+        tree = openclaw.tree_before(path, start_offset, state.carried if state else None)
         held = openclaw.read(lines, sink, session=session, final=final, tree=tree)
+        carried = openclaw.carry(tree)
     else:
         held = READERS[fmt](lines, sink, session=session, final=final)
     cut = None if held is None else held.number
@@ -100,7 +111,32 @@ def read_transcript(
         pending_bytes=lines.end_offset + lines.pending_bytes - end_offset,
         title=notes.get("custom-title") or notes.get("ai-title") or notes.get("summary"),
         cost_usd=notes.get("cost"),
+        state=ReadState(stat.st_dev, stat.st_ino, end_offset, end_line, fmt, session,
+                        _bytes_before(path, end_offset), carried),
     )
+
+
+# Enough of the end of the last line read to notice the file was rewritten under it.
+_CHECK_BYTES = 64
+
+
+def _bytes_before(path: Path, offset: int) -> bytes:
+    start = max(0, offset - _CHECK_BYTES)
+    with path.open("rb") as fh:
+        fh.seek(start)
+        return fh.read(offset - start)
+
+
+def _fits(state: ReadState, path: Path, stat: os.stat_result, start_offset: int,
+          start_line: int | None, fmt: str) -> bool:
+    """Whether ``state`` is where this read starts: the same file, offset, line and
+    format, and the same bytes before the offset (not a file rewritten in place)."""
+    return ((state.device, state.inode) == (stat.st_dev, stat.st_ino)
+            and state.offset == start_offset
+            and (start_line is None or start_line == state.line)
+            and fmt in ("auto", state.format)
+            and state.format in READERS
+            and _bytes_before(path, start_offset) == state.before)
 
 
 def _session(path: Path, fmt: str) -> str:

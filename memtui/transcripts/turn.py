@@ -122,6 +122,29 @@ class Problem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+@dataclass(frozen=True)
+class ReadState:
+    """What a read knew at its end, to carry into the next read of the same file.
+
+    Pass it back as ``read_transcript(..., state=result.state)``: a resumed read then
+    costs only the appended bytes instead of re-reading the file up to the watermark.
+    It is used only when it fits (the same file, read up to exactly ``start_offset``,
+    the bytes before it unchanged), else ignored. Never changed once returned, so one
+    state may be passed to several reads.
+    """
+
+    device: int
+    inode: int
+    offset: int
+    line: int
+    format: str
+    session: str
+    before: bytes
+    """The last bytes before ``offset``: a file rewritten in place no longer has them."""
+    carried: object | None = None
+    """The format reader's own state (OpenClaw: the entry tree and replay fingerprints)."""
+
+
 @dataclass
 class ReadResult:
     """The outcome of reading a transcript from a watermark.
@@ -148,3 +171,5 @@ class ReadResult:
     ``summary`` line's; None when the read saw none."""
     cost_usd: float | None = None
     """The session's cost so far, as the agent last recorded it in this read."""
+    state: ReadState | None = None
+    """What to pass as ``state`` to the next read from ``end_offset`` (see ReadState)."""

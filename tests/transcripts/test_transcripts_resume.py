@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openclaw_cases import encode, parent_session, subagent_session, v1_session, wild_session
 
-from memtui.transcripts import Problem, ReadResult, Turn, read_transcript
+from memtui.transcripts import Problem, ReadResult, ReadState, Turn, openclaw, read_transcript
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / "tests" / "data" / "claude-code"
@@ -118,16 +118,23 @@ def _summary(
     return turns, problems, skipped, unknown
 
 
-def read_in_pieces(path: Path, data: bytes, cuts: list[int]) -> list[ReadResult]:
-    """Grow the file to each cut in turn, reading from the watermark each time."""
+def read_in_pieces(path: Path, data: bytes, cuts: list[int], *, carry: bool = False
+                   ) -> list[ReadResult]:
+    """Grow the file to each cut in turn, reading from the watermark each time; with
+    ``carry``, passing each read's state to the next (as a follower does)."""
     results = []
     offset, line = 0, 1
+    state: ReadState | None = None
     for cut in [*sorted(set(cuts)), len(data)]:
-        path.write_bytes(data[:cut])
-        result = read_transcript(path, start_offset=offset, start_line=line, final=cut == len(data))
+        with path.open("r+b" if path.exists() else "wb") as fh:  # grow it, same file
+            fh.seek(0, 2)
+            fh.write(data[fh.tell():cut])
+            fh.truncate(cut)
+        result = read_transcript(path, start_offset=offset, start_line=line,
+                                 final=cut == len(data), state=state if carry else None)
         assert result.end_offset <= cut
         results.append(result)
-        offset, line = result.end_offset, result.end_line
+        offset, line, state = result.end_offset, result.end_line, result.state
     return results
 
 
@@ -178,15 +185,77 @@ def test_any_byte_cuts_give_the_same_turns_exactly_once(data: st.DataObject) -> 
         assert_same_as_one_read(path, read_in_pieces(path, content, cuts))
 
 
-def test_subagent_file_every_line_boundary(tmp_path: Path) -> None:
-    source = SHARED / "subagent-a2898e3.jsonl"
-    if not source.exists():
-        pytest.skip(f"shared sample {source} is not available")
-    data = source.read_bytes()
-    starts = [0]
-    for raw in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(raw))
-    path = tmp_path / source.name
-    pieces = read_in_pieces(path, data, starts)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_byte_cuts_with_the_carried_state_give_the_same_turns_exactly_once(
+    data: st.DataObject,
+) -> None:
+    name, content = data.draw(st.sampled_from(REAL_FILES), label="file")
+    cuts = data.draw(st.lists(st.integers(0, len(content)), max_size=12), label="cuts")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        assert_same_as_one_read(path, read_in_pieces(path, content, cuts, carry=True))
+
+
+OPENCLAW = [(name, data) for name, data in FILES
+            if name in ("wild.jsonl", "v1.jsonl", "sub.jsonl", "parent.jsonl")]
+
+
+def _builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Spy: the offsets at which a read built its tree from the file (no carried state)."""
+    calls: list[int] = []
+    before = openclaw._Tree.before.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[openclaw._Tree], path: Path, start: int) -> openclaw._Tree:
+        calls.append(start)
+        tree: openclaw._Tree = before(cls, path, start)
+        return tree
+
+    monkeypatch.setattr(openclaw._Tree, "before", classmethod(spy))
+    return calls
+
+
+@pytest.mark.parametrize(("name", "data"), OPENCLAW, ids=[name for name, _ in OPENCLAW])
+def test_a_carried_state_reads_only_the_appended_lines(
+    tmp_path: Path, name: str, data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the state no read goes back before its watermark, and replays, version-1
+    links and sub-agent sessions still come out as in one read."""
+    built = _builds(monkeypatch)
+    lines = data.splitlines(keepends=True)
+    path = tmp_path / name
+    pieces = read_in_pieces(path, data, [len(b"".join(lines[:n])) for n in range(len(lines))],
+                            carry=True)
+    assert built == [0]  # only the first read, from the top of the file
     assert_same_as_one_read(path, pieces)
-    assert sum(len(r.turns) for r in pieces) == 46
+
+
+def test_a_state_that_does_not_fit_is_ignored(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    data = encode(wild_session())
+    lines = data.splitlines(keepends=True)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(lines[: len(lines) // 2]))
+    first = read_transcript(path)
+    with path.open("ab") as fh:
+        fh.write(b"".join(lines[len(lines) // 2:]))
+    resume = {"start_offset": first.end_offset, "start_line": first.end_line, "final": True}
+    plain = read_transcript(path, **resume)
+    built = _builds(monkeypatch)
+    # Used twice from the same state: a read does not change the state it was given.
+    assert read_transcript(path, **resume, state=first.state).turns == plain.turns
+    assert read_transcript(path, **resume, state=first.state).turns == plain.turns
+    assert built == []
+    # Another file, another offset, or the bytes before the offset rewritten: ignored.
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(data)
+    assert [(t.id, t.text) for t in read_transcript(other, **resume, state=first.state).turns
+            ] == [(t.id, t.text) for t in plain.turns]
+    assert built == [first.end_offset]
+    read_transcript(path, start_offset=len(data), state=first.state)
+    assert built[-1] == len(data)
+    rewritten = bytearray(data)
+    rewritten[first.end_offset - 3] = ord("x")  # inside the last line's closing text
+    path.write_bytes(bytes(rewritten))
+    read_transcript(path, **resume, state=first.state)
+    assert built[-1] == first.end_offset and len(built) == 3
