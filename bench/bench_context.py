@@ -10,6 +10,8 @@ Run: .venv/bin/python bench/bench_context.py [--tokens N] [--repeat R]
 3. ``context status --follow``: a follower that has read the transcript up to its last
    200 entries is polled after each of them is appended; median milliseconds per
    appended message. Target: at most 20 ms.
+4. The shared transcript reader on the same file: a whole read, and a resumed read of
+   one appended entry with and without the state the previous read carried.
 
 Nothing outside the repository is needed: the transcript is generated here.
 """
@@ -31,6 +33,7 @@ from memtui.context.follow import ContextFollower  # noqa: E402
 from memtui.context.pruning import plan_pruning  # noqa: E402
 from memtui.context.report import context_report  # noqa: E402
 from memtui.home import Home  # noqa: E402
+from memtui.transcripts import ReadState, read_transcript  # noqa: E402
 from tests.context import synth  # noqa: E402
 
 TAIL = 200
@@ -96,6 +99,21 @@ def main() -> None:
         print(f"status --follow:  {ms:7.1f} ms median per appended message over {TAIL} "
               f"(target <= 20 ms: {'ok' if ms <= 20 else 'MISSED'}, ratio {ms / 20:.2f}; "
               f"p90 {sorted(per_message)[int(0.9 * TAIL)]:.1f} ms)")
+
+        ms = median_ms(lambda: read_transcript(path, final=True), args.repeat)
+        print(f"transcript read:  {ms:7.1f} ms median, whole file")
+        growing.write_bytes(b"".join(lines[:-1]))
+        before = read_transcript(growing)
+        with growing.open("ab") as fh:
+            fh.write(lines[-1])
+        for label, state in (("without", None), ("with", before.state)):
+            def resumed(carried: ReadState | None = state) -> None:
+                read_transcript(growing, start_offset=before.end_offset,
+                                start_line=before.end_line, state=carried)
+
+            ms = median_ms(resumed, args.repeat)
+            print(f"resumed read:     {ms:7.2f} ms median, one appended entry, {label} the "
+                  "carried state")
 
 
 if __name__ == "__main__":
