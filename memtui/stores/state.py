@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memtui import text, timeutil
-from memtui.db import Database
+from memtui.db import Database, like
 from memtui.errors import MemtuiError, NotFound
 from memtui.redact import scrub
 from memtui.stores import audit
@@ -315,8 +315,7 @@ def list_entries(db: Database, flt: StateFilter | None = None) -> list[StateEntr
         params.append(timeutil.iso(timeutil.parse(flt.until)))
     if flt.text:
         where.append("(summary LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')")
-        like = "%" + flt.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        params += [like, like]
+        params += [like(flt.text), like(flt.text)]
     sql = "SELECT * FROM state" + (" WHERE " + " AND ".join(where) if where else "")
     sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
     return [_entry(r) for r in db.query(sql, [*params, flt.limit])]
