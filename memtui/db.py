@@ -388,6 +388,12 @@ def in_batches(values: Sequence[T]) -> Iterator[tuple[str, list[T]]]:
         yield ",".join("?" * len(part)), part
 
 
+def like(text: str) -> str:
+    """A LIKE pattern that matches ``text`` literally anywhere (escape character \\)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def match_expression(words: Iterable[str], operator: str = "OR") -> str | None:
     """A safe FTS5 MATCH expression: every word a double-quoted string (inner quotes
     doubled), joined by ``operator`` ("OR" or "AND"); None when there is no word.

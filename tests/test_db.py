@@ -78,3 +78,23 @@ def test_integrity_check_reports_ok_and_damage(tmp_path: Path) -> None:
     except apsw.CorruptError:
         problems = ["refused"]  # SQLite refusing the file outright is detection too
     assert problems != []
+
+
+def test_in_batches_covers_every_value_once_in_lists_sqlite_accepts(tmp_path: Path) -> None:
+    from memtui.db import IN_BATCH, in_batches
+    from memtui.stores import ledger
+
+    assert list(in_batches([])) == []
+    values = list(range(2 * IN_BATCH + 1))
+    batches = list(in_batches(values))
+    assert [len(part) for _, part in batches] == [IN_BATCH, IN_BATCH, 1]
+    assert [v for _, part in batches for v in part] == values
+    assert all(marks.count("?") == len(part) for marks, part in batches)
+    # A ledger lookup of more ids than one IN list holds still sees every one of them.
+    db = open_memory_db(tmp_path / "m.db")
+    known = [("s1", f"m{i}") for i in range(0, 2 * IN_BATCH + 7, 2)]
+    with db.write():
+        ledger.record_turns(db, [ledger.LedgerEntry("main", s, e, "t.jsonl", "2026-01-01")
+                                 for s, e in known])
+    asked = [("s1", f"m{i}") for i in range(2 * IN_BATCH + 7)] + [("s2", "m0")]
+    assert ledger.not_yet_extracted(db, "main", asked) == set(asked) - set(known)

@@ -43,14 +43,13 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
 from memtui import text, timeutil
 from memtui.db import Database
 from memtui.errors import MemtuiError
 from memtui.extract.candidates import EpisodeCandidate, Extraction, FactCandidate, StateCandidate
 from memtui.extract.similarity import Item, SimilarityIndex, keys_of, marks, words_of
-from memtui.stores import audit, episodes, facts, state
+from memtui.stores import episodes, facts, state
 from memtui.stores.tombstones import Graveyard
 
 ACTOR = "extractor"
@@ -176,7 +175,9 @@ class Consolidator:
                 out.duplicates += 1
                 continue
             assert match.id is not None
-            if self._restate(match.id, c):
+            if state.restate(self.db, match.id, actor=self.actor, summary=c.summary,
+                             detail=c.detail, confidence=c.confidence,
+                             source_entry=c.source_entry, source_file=self.source_file):
                 out.updated[c.category] += 1
             else:
                 out.duplicates += 1
@@ -205,30 +206,6 @@ class Consolidator:
                     note = f" (replaces #{item.supersedes.id})"
             out.log[_day(p.at)].append(
                 f"- **{p.category}** {p.summary}{note}  `{_ref(p.source_entry)}`")
-
-    def _restate(self, entry_id: int, c: StateCandidate) -> bool:
-        """Update an entry with a restatement: its latest words, the higher confidence and
-        the latest message as its source. True when the words changed (an update), False
-        for the same words (a duplicate, whose newer source is still recorded)."""
-        row = self.db.one("SELECT summary, detail, confidence, source_file, source_entry "
-                          "FROM state WHERE id = ?", (entry_id,))
-        if row is None:
-            return False
-        reworded = text.normalise(row["summary"]) != text.normalise(c.summary)
-        wanted: dict[str, Any] = {
-            "confidence": max(float(row["confidence"]), c.confidence),
-            "source_file": self.source_file or row["source_file"],
-            "source_entry": c.source_entry}
-        if reworded:
-            wanted |= {"summary": c.summary.strip(), "detail": c.detail or row["detail"]}
-        changes = {k: v for k, v in wanted.items() if v != row[k]}
-        if changes:
-            sets = ", ".join(f"{k} = ?" for k in changes)
-            self.db.execute(f"UPDATE state SET {sets}, updated_at = ? WHERE id = ?",
-                            (*changes.values(), timeutil.iso(timeutil.now()), entry_id))
-            audit.record(self.db, self.actor, "state.update", f"state:{entry_id}",
-                         {k: row[k] for k in changes}, changes)
-        return reworded
 
     # -- episodes ------------------------------------------------------------------------
 
@@ -293,7 +270,6 @@ class Consolidator:
 
 def _day(at: str | None) -> str:
     """The daily log a line goes to: the agent's local day of the turn (the day rule)."""
-    from memtui import timeutil
     from memtui.workspace.layout import local_day
 
     return local_day(timeutil.parse(at) if at else None)

@@ -223,6 +223,16 @@ def _is_scalar(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode)
 
 
+def _choice(node: yaml.Node, key: str, choices: tuple[str, ...], errors: _Collector
+            ) -> str | None:
+    """The node's value when it is one of ``choices``; None (after reporting) otherwise."""
+    value = _scalar(node, errors) if _is_scalar(node) else None
+    if value in choices:
+        return str(value)
+    errors.add(key, f"one of {', '.join(choices)}, got {value!r}", node)
+    return None
+
+
 def _string_list(
     node: yaml.Node, key: str, errors: _Collector
 ) -> list[tuple[str, yaml.Node]] | None:
@@ -322,13 +332,7 @@ def _section(
                                item)
             roles = tuple(v.lower() for v, _ in listed if v.lower() in ROLES)
     if "match" in entries:
-        value_node = entries["match"][1]
-        value = _scalar(value_node, errors) if _is_scalar(value_node) else None
-        if value in MATCH_MODES:
-            match = value
-        else:
-            errors.add(f"{key}.match", f"one of {', '.join(MATCH_MODES)}, got {value!r}",
-                       value_node)
+        match = _choice(entries["match"][1], f"{key}.match", MATCH_MODES, errors) or match
     if "patterns" in entries:
         patterns = _patterns(entries["patterns"][1], f"{key}.patterns", errors)
     if "retention_days" in entries:
@@ -430,13 +434,8 @@ def _tool_calls(
     if entries is None:
         return mode, days
     if "capture" in entries:
-        value_node = entries["capture"][1]
-        value = _scalar(value_node, errors) if _is_scalar(value_node) else None
-        if value in TOOL_CALL_MODES:
-            mode = value
-        else:
-            errors.add("episodic.tool_calls.capture",
-                       f"one of {', '.join(TOOL_CALL_MODES)}, got {value!r}", value_node)
+        mode = _choice(entries["capture"][1], "episodic.tool_calls.capture", TOOL_CALL_MODES,
+                       errors) or mode
     if "retention_days" in entries:
         ok, value_days = _retention(entries["retention_days"][1],
                                     "episodic.tool_calls.retention_days", errors)

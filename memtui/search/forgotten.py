@@ -38,8 +38,7 @@ class Exclusions:
 
     @classmethod
     def load(cls, memory_db: Database | None, agent: str) -> Exclusions:
-        if memory_db is None or not memory_db.scalar(
-                "SELECT 1 FROM sqlite_master WHERE name = 'tombstones'"):
+        if memory_db is None or not has_table(memory_db, "tombstones"):
             return cls()
         from memtui.stores import tombstones
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from memtui.db import Database
+from memtui.db import Database, has_table
 from memtui.home import Home
 from memtui.search.query import fts_query
 from memtui.search.recall import (
@@ -44,7 +44,7 @@ def _index_hits(home: Home, agent: str, query: str, limit: int) -> list[RecallHi
         return []
     db = Database(path, load_vec=False)
     try:
-        if not db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'chunks_fts'"):
+        if not has_table(db, "chunks_fts"):
             return []
         rows = db.query(
             "SELECT c.path, c.source, c.start_line, c.end_line, c.text, c.message_ids, "

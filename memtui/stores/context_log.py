@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui import timeutil
-from memtui.db import Database
+from memtui.db import Database, in_batches
 from memtui.stores import audit
 
 
@@ -131,10 +131,7 @@ def region_entries(db: Database, agent: str, entries: Sequence[str],
     if not entries:
         return []
     out: list[RegionEntry] = []
-    wanted = list(dict.fromkeys(entries))
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        marks = ",".join("?" * len(chunk))
+    for marks, chunk in in_batches(list(dict.fromkeys(entries))):
         cats = ",".join("?" * len(categories))
         for r in db.query(f"SELECT id, category, summary, status, source_entry FROM state "
                           f"WHERE agent = ? AND source_entry IN ({marks}) AND category IN "

@@ -19,10 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui import timeutil
-from memtui.db import Database
-
-IN_CHUNK = 500
-"""Ids per ``IN (...)`` list: well under SQLite's bound-parameter limit."""
+from memtui.db import Database, in_batches
 
 
 @dataclass(frozen=True)
@@ -138,9 +135,7 @@ def not_yet_extracted(db: Database, agent: str, keys: Sequence[tuple[str, str]]
     for session, entry in fresh:
         by_session.setdefault(session, []).append(entry)
     for session, entries in by_session.items():
-        for i in range(0, len(entries), IN_CHUNK):
-            chunk = entries[i:i + IN_CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for marks, chunk in in_batches(entries):
             for (entry,) in db.rows(
                     f"SELECT entry FROM extracted_turns WHERE agent = ? AND session = ? "
                     f"AND entry IN ({marks})", [agent, session, *chunk]):

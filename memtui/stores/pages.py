@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from memtui.db import Database
+from memtui.db import Database, like
 from memtui.errors import MemtuiError
 from memtui.stores import audit as audit_store
 from memtui.stores import jobs as job_store
@@ -54,12 +54,6 @@ class Page(Generic[T]):
     keys: tuple[Key, ...]
     more_before: bool
     more_after: bool
-
-
-def like(text: str) -> str:
-    """A LIKE pattern that matches ``text`` literally anywhere (escape character \\)."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 def _page(

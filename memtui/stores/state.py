@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memtui import text, timeutil
-from memtui.db import Database
+from memtui.db import Database, like
 from memtui.errors import MemtuiError, NotFound
 from memtui.redact import scrub
 from memtui.stores import audit
@@ -170,13 +170,48 @@ def update(
         before = get(db, entry_id)
         if not changes:
             return before
-        sets = ", ".join(f"{k} = ?" for k in changes)
-        db.execute(f"UPDATE state SET {sets}, updated_at = ? WHERE id = ?",
-                   (*changes.values(), timeutil.iso(timeutil.now()), entry_id))
-        after = get(db, entry_id)
-        audit.record(db, actor, "state.update", f"state:{entry_id}",
-                     {k: getattr(before, k) for k in changes}, changes)
-    return after
+        _write_changes(db, entry_id, before.as_dict(), changes, actor)
+        return get(db, entry_id)
+
+
+def restate(
+    db: Database, entry_id: int, *, actor: str, summary: str, detail: str,
+    confidence: float, source_entry: str, source_file: str | None = None,
+) -> bool:
+    """Record a restatement of an entry (consolidation): the entry keeps the higher
+    confidence and cites the latest message (``source_entry``, and ``source_file`` when
+    given); when the words differ (normalised), it also takes ``summary`` and, when given,
+    ``detail``. The audit row keeps what was replaced, the previous source included.
+
+    True when the words changed (an update); False for the same words (a duplicate, whose
+    newer source is still recorded) and for an entry that is gone."""
+    summary, detail = scrub(summary).strip(), scrub(detail)
+    with db.write():
+        row = db.one("SELECT summary, detail, confidence, source_file, source_entry "
+                     "FROM state WHERE id = ?", (entry_id,))
+        if row is None:
+            return False
+        reworded = text.normalise(row["summary"]) != text.normalise(summary)
+        wanted: dict[str, Any] = {
+            "confidence": max(float(row["confidence"]), confidence),
+            "source_file": source_file or row["source_file"],
+            "source_entry": source_entry}
+        if reworded:
+            wanted |= {"summary": summary, "detail": detail or row["detail"]}
+        changes = {k: v for k, v in wanted.items() if v != row[k]}
+        if changes:
+            _write_changes(db, entry_id, row, changes, actor)
+    return reworded
+
+
+def _write_changes(db: Database, entry_id: int, before: dict[str, Any],
+                   changes: dict[str, Any], actor: str) -> None:
+    """Set ``changes`` on an entry and audit them against ``before``; inside a write."""
+    sets = ", ".join(f"{k} = ?" for k in changes)
+    db.execute(f"UPDATE state SET {sets}, updated_at = ? WHERE id = ?",
+               (*changes.values(), timeutil.iso(timeutil.now()), entry_id))
+    audit.record(db, actor, "state.update", f"state:{entry_id}",
+                 {k: before[k] for k in changes}, changes)
 
 
 def _set_status(
@@ -280,8 +315,7 @@ def list_entries(db: Database, flt: StateFilter | None = None) -> list[StateEntr
         params.append(timeutil.iso(timeutil.parse(flt.until)))
     if flt.text:
         where.append("(summary LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')")
-        like = "%" + flt.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        params += [like, like]
+        params += [like(flt.text), like(flt.text)]
     sql = "SELECT * FROM state" + (" WHERE " + " AND ".join(where) if where else "")
     sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
     return [_entry(r) for r in db.query(sql, [*params, flt.limit])]

@@ -102,3 +102,33 @@ def test_find_similar_updates_instead_of_duplicating(db: Database) -> None:
                               summary="renew the TLS certificate") is None
     assert store.find_similar(db, agent="ops", category="task",
                               summary="[pass] deploy to production") is None
+
+
+def test_restate_rewords_cites_the_latest_message_and_audits_what_it_replaced(
+    db: Database,
+) -> None:
+    entry = store.add(db, new("Stay on nginx", source_file="a.jsonl", source_entry="msg_1",
+                              confidence=0.6), actor="extractor")
+    # The same words again: not an update, but the newer source and confidence are kept.
+    assert not store.restate(db, entry.id, actor="extractor", summary="stay on NGINX!",
+                             detail="", confidence=0.9, source_entry="msg_2")
+    same = store.get(db, entry.id)
+    assert (same.summary, same.source_file, same.source_entry, same.confidence) == (
+        "Stay on nginx", "a.jsonl", "msg_2", 0.9)
+    # Other words: the entry takes them, scrubbed like every write, and the new file.
+    secret = "sk-ant-api03-" + "Q7x2Lm9Pz4Rt8Vb1Nc6Kd3Hf5Jg0Ws"
+    assert store.restate(db, entry.id, actor="extractor", summary=f"Keep nginx, key {secret} ",
+                         detail="because of the \x1b[31mTLS\x1b[0m setup", confidence=0.5,
+                         source_entry="msg_3", source_file="b.jsonl")
+    after = store.get(db, entry.id)
+    assert after.summary == "Keep nginx, key [REDACTED:anthropic_key]"
+    assert after.detail == "because of the TLS setup"
+    assert (after.source_file, after.source_entry, after.confidence) == (
+        "b.jsonl", "msg_3", 0.9)
+    last = audit.recent(db, target=f"state:{entry.id}")[0]
+    assert (last.actor, last.action) == ("extractor", "state.update")
+    assert last.before["source_entry"] == "msg_2" and last.before["summary"] == "Stay on nginx"
+    assert secret not in str(last.after)
+    # Gone: nothing to restate, nothing written.
+    assert not store.restate(db, 999, actor="extractor", summary="x", detail="",
+                             confidence=1.0, source_entry="msg_4")
