@@ -3,9 +3,9 @@ candidates (the rules' reading of a turn is extracted first, then refined here).
 
 A rejection the classifier adds is summarised by what was refused
 (``summary.rejection_summary``) and cites the turn; its detail quotes the proposal it
-answers. One it is less sure of than the promotion threshold (``PROMOTE``, the
+answers. One it adds less sure than the promotion threshold (``PROMOTE``, the
 maintenance's ``rejection_threshold``) lands with the status ``proposed``: it waits in
-the console's review instead of being served as a rule.
+the console's review instead of being served. The rules' own entries keep their status.
 """
 
 from __future__ import annotations
@@ -80,13 +80,13 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
         return
-    status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
-        else "active"
-    if outcome.label == rule:
+    if outcome.label == rule:  # the rules' entries stand, as sure as the reading says
         for s in one.state:
             if s.category == rule:
-                s.confidence, s.status = round(outcome.confidence, 3), status
+                s.confidence = round(outcome.confidence, 3)
         return
+    status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
+        else "active"
     text = clean(pt.text)
     ask = context_of(pt.previous_assistant)
     if outcome.label == "rejected":
