@@ -80,10 +80,9 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
         return
-    if outcome.label == rule:  # the rules' entries stand, as sure as the reading says
-        for s in one.state:
-            if s.category == rule:
-                s.confidence = round(outcome.confidence, 3)
+    if outcome.label == rule:
+        # The rules' entries stand as they are, on the rules' own confidence scale (what
+        # maintenance promotes by); the classifier's probability is for what it adds.
         return
     status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
         else "active"
