@@ -76,6 +76,8 @@ def test_combination_adds_vetoes_and_keeps() -> None:
     # An approval in unusual words becomes a decision; a weak one does not.
     assert combine(None, 0.0, v(0.05, 0.9), TH).label == "decision"
     assert combine(None, 0.0, v(0.05, 0.3), TH).label is None
+    # A rule decision the classifier does not confirm keeps the rule's confidence.
+    assert combine("decision", 0.85, v(0.01, 0.01, top="task"), TH).confidence == 0.85
 
 
 def test_features_pair_the_turn_with_its_context() -> None:

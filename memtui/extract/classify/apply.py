@@ -3,9 +3,9 @@ candidates (the rules' reading of a turn is extracted first, then refined here).
 
 A rejection the classifier adds is summarised by what was refused
 (``summary.rejection_summary``) and cites the turn; its detail quotes the proposal it
-answers. One it is less sure of than the promotion threshold (``PROMOTE``, the
+answers. One it adds less sure than the promotion threshold (``PROMOTE``, the
 maintenance's ``rejection_threshold``) lands with the status ``proposed``: it waits in
-the console's review instead of being served as a rule.
+the console's review instead of being served. The rules' own entries keep their status.
 """
 
 from __future__ import annotations
@@ -80,13 +80,12 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
         return
+    if outcome.label == rule:
+        # The rules' entries stand as they are, on the rules' own confidence scale (what
+        # maintenance promotes by); the classifier's probability is for what it adds.
+        return
     status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
         else "active"
-    if outcome.label == rule:
-        for s in one.state:
-            if s.category == rule:
-                s.confidence, s.status = round(outcome.confidence, 3), status
-        return
     text = clean(pt.text)
     ask = context_of(pt.previous_assistant)
     if outcome.label == "rejected":

@@ -54,8 +54,9 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     if verdict.rejected >= t["rejected"]:
         return Outcome("rejected", verdict.rejected, "classifier")
     if rule == "decision":
-        return Outcome("decision", max(verdict.decision, rule_confidence)
-                       if verdict.decision >= 0.5 else verdict.decision, "rules")
+        agree = verdict.decision >= 0.5
+        return Outcome("decision", max(verdict.decision, rule_confidence) if agree
+                       else rule_confidence, "both" if agree else "rules")
     if verdict.decision >= t["decision"]:
         return Outcome("decision", verdict.decision, "classifier")
     return Outcome(None, 0.0, "rules")
