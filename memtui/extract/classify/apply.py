@@ -3,9 +3,11 @@ candidates (the rules' reading of a turn is extracted first, then refined here).
 
 A rejection the classifier adds is summarised by what was refused
 (``summary.rejection_summary``) and cites the turn; its detail quotes the proposal it
-answers. One it adds less sure than the promotion threshold (``PROMOTE``, the
-maintenance's ``rejection_threshold``) lands with the status ``proposed``: it waits in
-the console's review instead of being served. The rules' own entries keep their status.
+answers. A rejection less sure than the promotion threshold (``PROMOTE``, the
+maintenance's ``rejection_threshold``), whether the rules or the classifier found it,
+lands with the status ``proposed``: it waits in the console's review instead of being
+served. A rule's entry the classifier confirms takes the higher confidence; one it
+neither confirms nor vetoes keeps the rule's.
 """
 
 from __future__ import annotations
@@ -80,12 +82,13 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
         return
-    if outcome.label == rule:
-        # The rules' entries stand as they are, on the rules' own confidence scale (what
-        # maintenance promotes by); the classifier's probability is for what it adds.
-        return
     status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
         else "active"
+    if outcome.label == rule:  # the rules' entries stand, as sure as the reading says
+        for s in one.state:
+            if s.category == rule:
+                s.confidence, s.status = round(outcome.confidence, 3), status
+        return
     text = clean(pt.text)
     ask = context_of(pt.previous_assistant)
     if outcome.label == "rejected":
