@@ -148,5 +148,6 @@ def test_the_local_extractor_with_the_classifier_names_what_was_refused() -> Non
     rejected = [s for s in out.state if s.category == "rejected"]
     assert [s.summary for s in rejected] == ["Rejected: signing up for the paid newsletter plan"]
     assert rejected[0].source_entry == "m1" and ask in rejected[0].detail
+    assert rejected[0].status == "proposed"  # only the classifier read it: a person confirms
     assert not [s for s in out.state if s.source_entry == "m2"]  # thanks is nothing
     assert [e.kind for e in out.episodes if e.source_entry == "m1"] == ["rejection"]

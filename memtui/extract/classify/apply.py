@@ -6,8 +6,10 @@ A rejection the classifier adds is summarised by what was refused
 answers. A rejection less sure than the promotion threshold (``PROMOTE``, the
 maintenance's ``rejection_threshold``), whether the rules or the classifier found it,
 lands with the status ``proposed``: it waits in the console's review instead of being
-served. A rule's entry the classifier confirms takes the higher confidence; one it
-neither confirms nor vetoes keeps the rule's.
+served. A rejection or decision that only the classifier found is always ``proposed``,
+however sure it is, until the held-out targets of issue 14 are met. A rule's entry the
+classifier confirms takes the higher confidence; one it neither confirms nor vetoes
+keeps the rule's.
 """
 
 from __future__ import annotations
@@ -89,6 +91,10 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
             if s.category == rule:
                 s.confidence, s.status = round(outcome.confidence, 3), status
         return
+    # What only the classifier read waits in review, however sure it is: on the held-out
+    # split it also captures some none-turns (docs/stenographer.md), and an active
+    # rejection becomes a critical rule overnight.
+    status = "proposed"
     text = clean(pt.text)
     ask = context_of(pt.previous_assistant)
     if outcome.label == "rejected":
