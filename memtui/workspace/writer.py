@@ -3,7 +3,10 @@
 **The locking rule.** Every memtui writer of an agent's memory files (``remember``, the
 stenographer's daily-log sections) holds ``memory_lock(home, agent)`` while it writes, so
 memtui never races itself. The agent does not take the lock: it appends to the same files
-without telling anyone. So ``append`` writes atomically (temp file in the folder, fsync,
+without telling anyone. A merge that only adds at the end (every daily-log section and
+every ``remember``) is appended with O_APPEND, exactly as the agent appends, so the two
+can never lose each other's lines. Any other change (``forget`` removing lines) is
+written atomically (temp file in the folder, fsync,
 rename over the file, fsync the folder), and right before the rename checks that the
 file is still what it read (inode, size, mtime_ns). If the agent wrote in between, the
 temp file is dropped and the read-merge is done again (at most ``MAX_ATTEMPTS`` times).
@@ -82,6 +85,14 @@ def append(path: Path, header: str, merge: Callable[[str], str]) -> bool:
             merged = merge(current)
             if merged == current:
                 return False
+            if merged.startswith(current):
+                # Only added at the end (every daily-log section, every ``remember``):
+                # append those bytes with O_APPEND, as the agent does, so nothing it
+                # writes at the same moment can land in a replaced file.
+                if not _append_tail(path, seen, merged[len(current):]):
+                    continue  # it changed since the read: merge again
+                _left[str(path)] = _identity(os.stat(path))
+                return True
             tmp: str | None = _write_temp(path, merged, seen)
             try:
                 # The last moment to notice the agent: is the file still what was read?
@@ -108,6 +119,26 @@ def append(path: Path, header: str, merge: Callable[[str], str]) -> bool:
         finally:
             os.close(fd)
     raise Contended(f"{path} kept changing while memtui appended to it; try again")
+
+
+def _append_tail(path: Path, seen: os.stat_result, tail: str) -> bool:
+    """Append ``tail`` to ``path`` if it is still the file that was read, unchanged since
+    (same inode and size); False when it changed, so the caller reads and merges again."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+    except OSError:  # gone, or replaced by a link: read it again
+        return False
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino, now.st_size) != (seen.st_dev, seen.st_ino, seen.st_size):
+            return False
+        data = tail.encode("utf-8")
+        while data:  # a short write is continued, never repeated
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+        return True
+    finally:
+        os.close(fd)
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
