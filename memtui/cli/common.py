@@ -39,6 +39,13 @@ def opened(ctx: click.Context) -> Iterator[tuple[Home, Database]]:
         db.close()
 
 
+def home_and_agent(ctx: click.Context, agent: str | None) -> tuple[Home, str]:
+    """The home and the agent a command is about (``agent``, or the home's default),
+    checked against memory.db, which is closed again before the command's work starts."""
+    with opened(ctx) as (home, db):
+        return home, home.agent(agent, db)
+
+
 def emit_json(value: Any) -> None:
     """Print one JSON document (dataclasses and paths become plain values)."""
     sys.stdout.write(json.dumps(value, default=_plain, ensure_ascii=False, indent=2) + "\n")

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memtui.cli.common import console, emit_json, home_of, json_option, limit_option
+from memtui.cli.common import (
+    console,
+    emit_json,
+    home_and_agent,
+    json_option,
+    limit_option,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,12 +34,7 @@ def tok(n: int, exact: bool = False) -> str:
 def _report(ctx: click.Context, agent: str | None, session: Path | None) -> ContextReport:
     from memtui.context.report import context_report
 
-    home = home_of(ctx)
-    db = home.open_db()
-    try:
-        name = home.agent(agent, db)
-    finally:
-        db.close()
+    home, name = home_and_agent(ctx, agent)
     return context_report(home, name, session)
 
 
@@ -179,12 +180,7 @@ def status(ctx: click.Context, agent: str | None, session: Path | None, follow: 
         return
     from memtui.context.follow import ContextFollower
 
-    home = home_of(ctx)
-    db = home.open_db()
-    try:
-        name = home.agent(agent, db)
-    finally:
-        db.close()
+    home, name = home_and_agent(ctx, agent)
     follower = ContextFollower(home, name, session)
     while True:
         update = follower.poll()
@@ -204,12 +200,7 @@ def compactions(ctx: click.Context, agent: str | None, limit: int, as_json: bool
 
     from memtui.context.compaction import flight_recorder
 
-    home = home_of(ctx)
-    db = home.open_db()
-    try:
-        name = home.agent(agent, db)
-    finally:
-        db.close()
+    home, name = home_and_agent(ctx, agent)
     records = flight_recorder(home, name, limit=limit)
     if as_json:
         emit_json(records)

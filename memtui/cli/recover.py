@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from memtui.cli.common import agent_option, console, emit_json, home_of, json_option, one_agent
+from memtui.cli.common import (
+    agent_option,
+    console,
+    emit_json,
+    home_and_agent,
+    json_option,
+    one_agent,
+)
 from memtui.errors import ExitCode
 
 
@@ -30,12 +37,7 @@ def recover(ctx: click.Context, agent: str | None, agent_opt: str | None, tier: 
 
     from memtui.context.recovery import recover as run
 
-    home = home_of(ctx)
-    db = home.open_db()
-    try:
-        name = home.agent(one_agent(agent, agent_opt), db)
-    finally:
-        db.close()
+    home, name = home_and_agent(ctx, one_agent(agent, agent_opt))
     result = run(home, name, tier, budget=budget, group=group)
     if as_json:
         emit_json(result)
@@ -73,12 +75,7 @@ def heartbeat(ctx: click.Context, agent: str | None, deliver: str | None, costs:
 
     from memtui.context.heartbeat import heartbeat_costs, run_heartbeat
 
-    home = home_of(ctx)
-    db = home.open_db()
-    try:
-        name = home.agent(agent, db)
-    finally:
-        db.close()
+    home, name = home_and_agent(ctx, agent)
     out = console()
     if costs:
         days = heartbeat_costs(home, name)
