@@ -15,7 +15,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from memtui.home import Home
+from memtui.stores import flows as flow_store
 from memtui.stores import review
+from memtui.stores.flows import Flow
 from memtui.stores.state import StateEntry
 from memtui.tui.messages import Act
 from memtui.tui.render import clean, lit
@@ -95,22 +97,19 @@ class ReviewScreen(Screen[None]):
     def refresh_rows(self) -> None:
         with self.store.reading() as db:
             pending = review.pending(db, self.agent, limit=QUEUE)
-            drafts = db.query("SELECT name, agent, trigger_phrases FROM flows WHERE status = "
-                              "'draft'" + (" AND (agent IS NULL OR agent = ?)" if self.agent
-                                           else "") + " ORDER BY name",
-                              [self.agent] if self.agent else [])
+            drafts = flow_store.list_flows(db, agent=self.agent, status="draft")
             marks = [f"{a} at state {review.mark(db, a)}" for a in self.agents()]
         lines = [(a, where, text) for a in self.agents()
                  for where, text in daily_lines(self.store.home, a)]
         self.app.call_from_thread(self._show, pending, drafts, lines, marks)
 
-    def _show(self, pending: review.Pending, drafts: list[dict[str, Any]],
+    def _show(self, pending: review.Pending, drafts: list[Flow],
               lines: list[tuple[str, str, str]], marks: list[str]) -> None:
         self.entries = {str(e.id): e for e in pending.entries}
         queue: list[Row] = [(str(e.id), _entry_cells(e)) for e in pending.entries]
-        queue += [(f"flow:{d['name']}", [Text("-"), lit(d["agent"] or "all"),
-                                         Text("flow", style="italic"),
-                                         lit(f"draft flow {d['name']}"), Text("")])
+        queue += [(f"flow:{d.name}", [Text("-"), lit(d.agent or "all"),
+                                      Text("flow", style="italic"),
+                                      lit(f"draft flow {d.name}"), Text("")])
                   for d in drafts]
         self.query_one("#queue", RowList).set_rows(queue)
         self.lines = {f"{a}:{where}": (a, text) for a, where, text in lines}
