@@ -13,6 +13,7 @@ from memtui.db import Database
 from memtui.stores import jobs as job_store
 from memtui.stores import pages
 from memtui.stores.jobs import Job
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.render import block, clean, lit
 from memtui.tui.rowlist import Column
 from memtui.tui.screens.paged import PagedScreen
@@ -96,10 +97,11 @@ class JobsScreen(PagedScreen[Job]):
         line = "heartbeat per day: " + (" · ".join(
             f"{day[5:]} {runs}x " + (f"${cost:.4f}" if cost is not None else "cost -")
             for day, runs, cost in beats) if beats else "no heartbeat runs yet")
-        self.query_one("#title", Static).update(Text(f" {self.TITLE}   {line}", style="bold"))
+        self.query_one("#title", Static).update(
+            Text(ascii_text(self.app, f" {self.TITLE}   {line}"), style="bold"))
 
     def details(self, j: Job) -> tuple[str, Text]:
         body = (f"{j.kind} {j.name} · {j.status}{' (dry run)' if j.dry_run else ''}\n"
                 f"started {j.started_at} · finished {j.finished_at or '-'} · {duration(j)}\n"
                 f"{j.message}\n\ncounts:\n{json.dumps(j.counts, indent=2, sort_keys=True)}")
-        return f"job {j.id}", block(body)
+        return f"job {j.id}", block(ascii_text(self.app, body))

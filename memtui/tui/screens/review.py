@@ -19,6 +19,7 @@ from memtui.stores import flows as flow_store
 from memtui.stores import review
 from memtui.stores.flows import Flow
 from memtui.stores.state import StateEntry
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.messages import Act
 from memtui.tui.render import clean, lit
 from memtui.tui.rowlist import Column, Row, RowList
@@ -69,14 +70,16 @@ class ReviewScreen(Screen[None]):
         self.lines: dict[str, tuple[str, str]] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(" Review · since the review mark: y accept · e edit · x reject "
-                          "(tombstone) · R all reviewed", style="bold"), classes="full-title")
+        yield Static(Text(ascii_text(self.app, " Review · since the review mark: y accept · "
+                                     "e edit · x reject (tombstone) · R all reviewed"),
+                          style="bold"), classes="full-title")
         yield RowList([Column("id", 6, right=True), Column("agent", 11),
                        Column("kind", 9), Column("summary"),
                        Column("conf", 4, right=True, min_width=1)], id="queue",
                       empty="nothing waits for review")
         yield Static("", classes="full-status", id="status")
-        yield Static(Text(" Daily logs · p promotes a line into MEMORY.md", style="bold"),
+        yield Static(Text(ascii_text(self.app, " Daily logs · p promotes a line into MEMORY.md"),
+                          style="bold"),
                      classes="full-title")
         yield RowList([Column("agent", 11), Column("where", 16, min_width=1), Column("line")],
                       id="lines", empty="no daily-log lines")
@@ -115,9 +118,9 @@ class ReviewScreen(Screen[None]):
         self.lines = {f"{a}:{where}": (a, text) for a, where, text in lines}
         self.query_one("#lines", RowList).set_rows(
             [(f"{a}:{where}", [lit(a), lit(where, "dim"), lit(text)]) for a, where, text in lines])
-        self.query_one("#status", Static).update(Text(
-            f" {pending.total:,} waiting ({len(pending.entries)} shown) · {len(drafts)} draft "
-            f"flows · marks: {clean(', '.join(marks))}"))
+        self.query_one("#status", Static).update(Text(ascii_text(
+            self.app, f" {pending.total:,} waiting ({len(pending.entries)} shown) · "
+            f"{len(drafts)} draft flows · marks: {clean(', '.join(marks))}")))
 
     def action_decide(self, action: str) -> None:
         queue = self.query_one("#queue", RowList)
