@@ -219,6 +219,11 @@ class Database:
         problems = [str(r[0]) for r in self.rows("PRAGMA integrity_check")]
         return [] if problems == ["ok"] else problems
 
+    def data_version(self) -> int:
+        """``PRAGMA data_version``: changes whenever another connection commits to the file,
+        so a poller learns of a write without reading any table."""
+        return int(self.scalar("PRAGMA data_version"))
+
     def wal_size(self) -> int:
         """Size in bytes of the write-ahead log next to the file (0 when absent)."""
         try:

@@ -155,9 +155,38 @@ def list_flows(db: Database, *, agent: str | None = None, status: str | None = "
     return [row_to_flow(r) for r in db.query(sql + " ORDER BY name", params)]
 
 
+def _live_where(agent: str | None) -> tuple[str, list[Any]]:
+    """The flows not retired, of one agent (with the shared ones) or of all."""
+    if agent:
+        return "status != 'retired' AND (agent IS NULL OR agent = ?)", [agent]
+    return "status != 'retired'", []
+
+
+def most_used(db: Database, *, agent: str | None = None, limit: int = 60) -> list[Flow]:
+    """The live (not retired) flows, most used first, then by name; at most ``limit``."""
+    where, params = _live_where(agent)
+    rows = db.query(f"SELECT * FROM flows WHERE {where} ORDER BY times_used DESC, name LIMIT ?",
+                    [*params, limit])
+    return [row_to_flow(r) for r in rows]
+
+
+def live_count(db: Database, *, agent: str | None = None) -> int:
+    """How many flows are not retired (of one agent with the shared ones, or of all)."""
+    where, params = _live_where(agent)
+    return int(db.scalar(f"SELECT count(*) FROM flows WHERE {where}", params))
+
+
+def _last_runs(db: Database, flow_id: int, limit: int) -> list[FlowRun]:
+    rows = db.query("SELECT * FROM (SELECT * FROM flow_runs WHERE flow_id = ? "
+                    "ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at, id", (flow_id, limit))
+    return [FlowRun(**r) for r in rows]
+
+
 def runs(db: Database, name: str, limit: int = 100) -> list[FlowRun]:
     """A flow's run history, oldest first (to plot effectiveness over time)."""
-    flow = get(db, name)
-    rows = db.query("SELECT * FROM (SELECT * FROM flow_runs WHERE flow_id = ? "
-                    "ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at, id", (flow.id, limit))
-    return [FlowRun(**r) for r in rows]
+    return _last_runs(db, get(db, name).id, limit)
+
+
+def recent_outcomes(db: Database, flow_id: int, limit: int = 12) -> tuple[bool, ...]:
+    """The outcomes of a flow's last ``limit`` runs, oldest first (True: pass)."""
+    return tuple(r.outcome == "pass" for r in _last_runs(db, flow_id, limit))

@@ -165,11 +165,7 @@ def rule_count(db: Database, *, agent: str | None = None,
     return int(db.scalar("SELECT count(*) FROM rules WHERE " + " AND ".join(where), params))
 
 
-def audit_page(
-    db: Database, *, actor: str | None = None, text: str | None = None,
-    anchor: Key | None = None, forward: bool = True, limit: int = 100, inclusive: bool = False,
-) -> Page[audit_store.AuditEntry]:
-    """A page of the audit log, newest first."""
+def _audit_where(actor: str | None, text: str | None) -> tuple[list[str], list[Any]]:
     where: list[str] = []
     params: list[Any] = []
     if actor:
@@ -178,6 +174,24 @@ def audit_page(
     if text:
         where.append("(action LIKE ? ESCAPE '\\' OR target LIKE ? ESCAPE '\\')")
         params += [like(text), like(text)]
+    return where, params
+
+
+def audit_count(db: Database, *, actor: str | None = None, text: str | None = None) -> int:
+    """How many audit rows match; with no filter, the highest id: the log only grows, and
+    that answer costs nothing on a million rows where count(*) walks them all."""
+    if not actor and not text:
+        return int(db.scalar("SELECT coalesce(max(id), 0) FROM audit"))
+    where, params = _audit_where(actor, text)
+    return int(db.scalar("SELECT count(*) FROM audit WHERE " + " AND ".join(where), params))
+
+
+def audit_page(
+    db: Database, *, actor: str | None = None, text: str | None = None,
+    anchor: Key | None = None, forward: bool = True, limit: int = 100, inclusive: bool = False,
+) -> Page[audit_store.AuditEntry]:
+    """A page of the audit log, newest first."""
+    where, params = _audit_where(actor, text)
     return _page(db, "audit", where, params, ID_DESC, anchor, forward, limit,
                  audit_store.row_to_entry, inclusive)
 
@@ -190,3 +204,10 @@ def job_page(
     where, params = (["kind = ?"], [kind]) if kind else ([], [])
     return _page(db, "jobs", where, params, ID_DESC, anchor, forward, limit, job_store.row_to_job,
                  inclusive)
+
+
+def job_count(db: Database, *, kind: str | None = None) -> int:
+    """How many job runs there are, of one kind or of all."""
+    if kind:
+        return int(db.scalar("SELECT count(*) FROM jobs WHERE kind = ?", (kind,)))
+    return int(db.scalar("SELECT count(*) FROM jobs"))

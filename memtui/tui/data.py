@@ -11,9 +11,10 @@ from datetime import datetime
 
 from memtui import timeutil
 from memtui.db import Database
+from memtui.stores import flows as flow_store
 from memtui.stores import jobs, pages, review
 from memtui.stores import rules as rule_store
-from memtui.stores.flows import Flow, row_to_flow
+from memtui.stores.flows import Flow
 from memtui.stores.rules import Rule
 from memtui.stores.state import StateEntry
 from memtui.tui.contextview import ContextView, read_context
@@ -64,20 +65,9 @@ def boot_set(db: Database, agents: tuple[str, ...], agent: str | None) -> frozen
 
 def flow_views(db: Database, agent: str | None, limit: int) -> tuple[tuple[FlowView, ...], int]:
     """The most used live flows with their last 12 outcomes, and how many flows there are."""
-    where, params = "status != 'retired'", []
-    if agent:
-        where += " AND (agent IS NULL OR agent = ?)"
-        params.append(agent)
-    rows = db.query(f"SELECT * FROM flows WHERE {where} "
-                    "ORDER BY times_used DESC, name LIMIT ?", [*params, limit])
-    total = int(db.scalar(f"SELECT count(*) FROM flows WHERE {where}", params))
-    views = []
-    for row in rows:
-        outcomes = [o == "pass" for (o,) in db.rows(
-            "SELECT outcome FROM flow_runs WHERE flow_id = ? ORDER BY at DESC, id DESC LIMIT 12",
-            (row["id"],))]
-        views.append(FlowView(row_to_flow(row), tuple(reversed(outcomes))))
-    return tuple(views), total
+    views = tuple(FlowView(f, flow_store.recent_outcomes(db, f.id, 12))
+                  for f in flow_store.most_used(db, agent=agent, limit=limit))
+    return views, flow_store.live_count(db, agent=agent)
 
 
 def read_snapshot(store: Store, agent: str | None, *, now: datetime | None = None,

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.tui.contextview import engine_module, newest_transcript
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.messages import JobDone, JobProgress
 from memtui.tui.render import block, clean
 
@@ -216,7 +217,7 @@ class RunsMixin:
         from memtui.tui.screens.dialogs import TextScreen
 
         node: Any = self
-        node.push_screen(TextScreen(title, body))
+        node.push_screen(TextScreen(ascii_text(node, title), body))
 
     def on_job_progress(self, message: JobProgress) -> None:
         self._jobline(f"{message.job} · {message.text} · ctrl+c cancels")
@@ -231,7 +232,7 @@ class RunsMixin:
         node: Any = self
         for screen in node.screen_stack:
             for line in screen.query("#jobline"):
-                line.update(Text(clean(text)))
+                line.update(Text(ascii_text(node, clean(text))))
                 line.set_class(bool(text), "-running")
 
 

@@ -41,7 +41,7 @@ class Store:
     def data_version(self) -> int:
         """Changes when any other connection (process or the console's writer) commits."""
         with self.reading() as db:
-            return int(db.scalar("PRAGMA data_version"))
+            return db.data_version()
 
     def close(self) -> None:
         for lock, name in ((self._read_lock, "_reader"), (self._write_lock, "_writer")):

@@ -51,3 +51,22 @@ def test_matching_uses_stems_and_word_boundaries(db: Database) -> None:
     assert all(m.flow.name != "deploy-production"
                for m in rank_flows(flows, "a productive morning"))
     assert rank_flows(flows, "write the newsletter") == []
+
+
+def test_most_used_live_flows_their_count_and_recent_outcomes(db: Database) -> None:
+    store.add(db, "shared", actor="cli", steps=["a"])
+    store.add(db, "ops-only", actor="cli", steps=["a"], agent="ops")
+    store.add(db, "old", actor="cli", steps=["a"])
+    store.add(db, "idea", actor="cli", steps=["a"], status="draft")
+    store.set_status(db, "old", "retired", actor="cli")
+    for i, outcome in enumerate(["fail"] + ["pass"] * 12 + ["fail"]):
+        store.record(db, "ops-only", outcome, actor="cli", at=f"2026-01-01T00:00:{i:02d}Z")
+    store.record(db, "shared", "pass", actor="cli")
+    # Retired flows are left out; drafts count; another agent's flows are left out.
+    assert [f.name for f in store.most_used(db)] == ["ops-only", "shared", "idea"]
+    assert [f.name for f in store.most_used(db, agent="content")] == ["shared", "idea"]
+    assert [f.name for f in store.most_used(db, limit=1)] == ["ops-only"]
+    assert (store.live_count(db), store.live_count(db, agent="content")) == (3, 2)
+    ops = store.get(db, "ops-only")
+    assert store.recent_outcomes(db, ops.id) == (True,) * 11 + (False,)
+    assert store.recent_outcomes(db, ops.id, 2) == (True, False)

@@ -6,7 +6,7 @@ import pytest
 
 from memtui.db import Database
 from memtui.errors import MemtuiError
-from memtui.stores import audit, pages, review, rules, state, tombstones
+from memtui.stores import audit, jobs, pages, review, rules, state, tombstones
 from memtui.stores.state import NewState
 
 
@@ -144,3 +144,16 @@ def test_adjust_edit_and_merge_rules_by_hand(db: Database) -> None:
     assert (loser.status, loser.merged_into) == ("retired", b.id)
     actions = [r.action for r in audit.recent(db, limit=10) if r.actor == "tui"]
     assert {"rule.adjust", "rule.edit", "rule.merge"} <= set(actions)
+
+
+def test_audit_and_job_counts(db: Database) -> None:
+    for i in range(3):
+        audit.record(db, "cli", "rule.add" if i else "flow.add", f"x:{i}")
+    for kind in ("extraction", "extraction", "heartbeat"):
+        jobs.finish(db, jobs.start(db, kind), "ok")
+    assert pages.audit_count(db) == 3
+    assert pages.audit_count(db, text="rule") == 2
+    assert pages.audit_count(db, text="x:0") == 1
+    assert pages.audit_count(db, text="rule_add") == 0  # the underscore is literal
+    assert pages.audit_count(db, actor="mcp", text="rule") == 0
+    assert (pages.job_count(db), pages.job_count(db, kind="extraction")) == (3, 2)

@@ -108,3 +108,29 @@ def test_every_binding_the_console_declares_has_an_id() -> None:
                              if isinstance(b, Binding)]
     assert len(declared) > 40
     assert [b for b in declared if not b.id] == []
+
+
+@pytest.mark.anyio
+async def test_ascii_mode_titles_and_status_lines_are_ascii(demo_home: Home) -> None:
+    from textual.widgets import Static
+
+    app = MemtuiApp(demo_home, clock=fixed_clock, refresh_seconds=0, ascii_only=True)
+    screens = [("1", "enter"), ("3", "enter"), ("4", "enter"), ("5", "enter"), ("slash",),
+               ("v",), ("r",), ("J",), ("A",), ("3", "question_mark")]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.last_snapshot is not None)
+        for keys in screens:
+            while len(app.screen_stack) > 1:
+                app.pop_screen()
+            await pilot.pause()
+            for key in keys:
+                await pilot.press(key)
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.1)
+            ours = [w for w in app.screen.query(Static)
+                    if w.id in ("title", "status", "jobline") or w.has_class("full-title")
+                    or w.has_class("full-status") or type(w).__name__ == "Label"]
+            assert ours, (keys, app.screen)
+            for widget in ours:
+                text = str(widget.content)
+                assert text.isascii(), (keys, type(app.screen).__name__, text)

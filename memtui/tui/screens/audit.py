@@ -29,11 +29,7 @@ class AuditScreen(PagedScreen[AuditEntry]):
                                 limit=limit, inclusive=inclusive)
 
     def count(self, db: Database) -> int:
-        if not self.text:
-            return int(db.scalar("SELECT coalesce(max(id), 0) FROM audit"))
-        like = pages.like(self.text)
-        return int(db.scalar("SELECT count(*) FROM audit WHERE action LIKE ? ESCAPE '\\' "
-                             "OR target LIKE ? ESCAPE '\\'", (like, like)))
+        return pages.audit_count(db, text=self.text or None)
 
     def cells(self, a: AuditEntry) -> list[Text]:
         return [Text(str(a.id)), Text(a.at), lit(a.actor), lit(a.action), lit(a.target),

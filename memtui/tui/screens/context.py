@@ -12,7 +12,7 @@ from textual.widgets import Footer, Static
 
 from memtui.tui.contextview import ContextView
 from memtui.tui.data import Snapshot
-from memtui.tui.glyphs import bar, tokens
+from memtui.tui.glyphs import ascii_text, bar, tokens
 from memtui.tui.panes.context import context_lines
 from memtui.tui.render import clean, lit
 from memtui.tui.rowlist import Column, RowList
@@ -75,12 +75,12 @@ class ContextScreen(Screen[None]):
             title += f" · {clean(view.model)}"
         if view.compactions:
             title += f" · {view.compactions} compactions"
-        self.query_one("#title", Static).update(Text(title, style="bold"))
+        self.query_one("#title", Static).update(Text(ascii_text(self.app, title), style="bold"))
         lines = context_lines(view, width, ascii_only=ascii_only)[:3]
         self.query_one("#usage", Static).update(Text("\n").join(lines))
         self.query_one(RowList).set_rows(breakdown_rows(view, ascii_only=ascii_only))
         app: Any = self.app
         estimate = "" if view.exact else " · ~ marks estimates (chars/4)"
-        self.query_one("#status", Static).update(Text(
-            f" read {app.clock().strftime('%H:%M:%S')}{estimate} · P prune preview · F flush · "
-            "C compact (preview first) · H heartbeat (dry run)"))
+        self.query_one("#status", Static).update(Text(ascii_text(
+            app, f" read {app.clock().strftime('%H:%M:%S')}{estimate} · P prune preview · "
+            "F flush · C compact (preview first) · H heartbeat (dry run)")))

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.render import block, lit
 
 
@@ -61,7 +62,7 @@ class PromptScreen(ModalScreen[str | None]):
             if self.detail and self.detail != self.value:
                 yield Static(block(self.detail), classes="dialog-detail")
             yield Input(value=self.value, id="prompt-input")
-            yield Label(Text("enter: save · esc: cancel", style="dim"))
+            yield Label(Text(ascii_text(self.app, "enter: save · esc: cancel"), style="dim"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)

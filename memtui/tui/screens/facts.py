@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 
 from memtui.stores import facts
-from memtui.tui.glyphs import age
+from memtui.tui.glyphs import age, ascii_text
 from memtui.tui.render import block, clean, lit
 from memtui.tui.rowlist import Column, Row
 from memtui.tui.screens.simple import ListScreen
@@ -38,4 +38,4 @@ class FactsScreen(ListScreen):
             mark = "now" if f.current else "was"
             source = f" · from {clean(f.source_entry)}" if f.source_entry else ""
             lines.append(f"  {mark} {f.created_at[:16]}  {clean(f.value)}{source}")
-        return block("\n".join(lines))
+        return block(ascii_text(self.app, "\n".join(lines)))

@@ -6,6 +6,7 @@ from rich.text import Text
 
 from memtui.stores import flows as flow_store
 from memtui.tui.data import flow_views
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.panes.flows import flow_cells
 from memtui.tui.render import block, clean
 from memtui.tui.rowlist import Column, Row
@@ -42,4 +43,4 @@ class FlowsScreen(ListScreen):
         lines += [f"  {i}. {clean(s)}" for i, s in enumerate(flow.steps, 1)]
         lines += ["recent runs:"] + [f"  {r.at} {r.outcome} {clean(r.note)}"
                                      for r in reversed(runs)]
-        return block("\n".join(lines))
+        return block(ascii_text(self.app, "\n".join(lines)))

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.rowlist import Column, RowList
 
 
@@ -39,7 +40,7 @@ class HelpScreen(ModalScreen[None]):
             rows = RowList([Column("key", 9), Column("does"), Column("id", 20, min_width=1)],
                            id="help-rows")
             yield rows
-            yield Label(Text("enter: run it · esc: close", style="dim"))
+            yield Label(Text(ascii_text(self.app, "enter: run it · esc: close"), style="dim"))
 
     def on_mount(self) -> None:
         rows = self.query_one(RowList)

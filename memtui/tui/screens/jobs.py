@@ -10,8 +10,10 @@ from textual.widgets import Static
 
 from memtui import timeutil
 from memtui.db import Database
+from memtui.stores import jobs as job_store
 from memtui.stores import pages
-from memtui.stores.jobs import Job, row_to_job
+from memtui.stores.jobs import Job
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.render import block, clean, lit
 from memtui.tui.rowlist import Column
 from memtui.tui.screens.paged import PagedScreen
@@ -54,10 +56,8 @@ def summary(job: Job) -> str:
 
 def heartbeat_cost_per_day(db: Database, days: int = 7) -> list[tuple[str, int, float | None]]:
     """(day, runs, cost) of the heartbeat over the last ``days`` days that had runs."""
-    rows = db.query("SELECT * FROM jobs WHERE kind = 'heartbeat' ORDER BY id DESC LIMIT 2000")
     per: dict[str, list[float | None]] = defaultdict(list)
-    for row in rows:
-        job = row_to_job(row)
+    for job in job_store.recent(db, "heartbeat", limit=2000):
         per[job.started_at[:10]].append(cost_of(job))
     out = []
     for day in sorted(per, reverse=True)[:days]:
@@ -80,9 +80,7 @@ class JobsScreen(PagedScreen[Job]):
                               limit=limit, inclusive=inclusive)
 
     def count(self, db: Database) -> int:
-        if self.text:
-            return int(db.scalar("SELECT count(*) FROM jobs WHERE kind = ?", (self.text,)))
-        return int(db.scalar("SELECT count(*) FROM jobs"))
+        return pages.job_count(db, kind=self.text or None)
 
     def cells(self, j: Job) -> list[Text]:
         tokens = tokens_of(j)
@@ -99,10 +97,11 @@ class JobsScreen(PagedScreen[Job]):
         line = "heartbeat per day: " + (" · ".join(
             f"{day[5:]} {runs}x " + (f"${cost:.4f}" if cost is not None else "cost -")
             for day, runs, cost in beats) if beats else "no heartbeat runs yet")
-        self.query_one("#title", Static).update(Text(f" {self.TITLE}   {line}", style="bold"))
+        self.query_one("#title", Static).update(
+            Text(ascii_text(self.app, f" {self.TITLE}   {line}"), style="bold"))
 
     def details(self, j: Job) -> tuple[str, Text]:
         body = (f"{j.kind} {j.name} · {j.status}{' (dry run)' if j.dry_run else ''}\n"
                 f"started {j.started_at} · finished {j.finished_at or '-'} · {duration(j)}\n"
                 f"{j.message}\n\ncounts:\n{json.dumps(j.counts, indent=2, sort_keys=True)}")
-        return f"job {j.id}", block(body)
+        return f"job {j.id}", block(ascii_text(self.app, body))

@@ -15,8 +15,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from memtui.home import Home
+from memtui.stores import flows as flow_store
 from memtui.stores import review
+from memtui.stores.flows import Flow
 from memtui.stores.state import StateEntry
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.messages import Act
 from memtui.tui.render import clean, lit
 from memtui.tui.rowlist import Column, Row, RowList
@@ -67,14 +70,16 @@ class ReviewScreen(Screen[None]):
         self.lines: dict[str, tuple[str, str]] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(" Review · since the review mark: y accept · e edit · x reject "
-                          "(tombstone) · R all reviewed", style="bold"), classes="full-title")
+        yield Static(Text(ascii_text(self.app, " Review · since the review mark: y accept · "
+                                     "e edit · x reject (tombstone) · R all reviewed"),
+                          style="bold"), classes="full-title")
         yield RowList([Column("id", 6, right=True), Column("agent", 11),
                        Column("kind", 9), Column("summary"),
                        Column("conf", 4, right=True, min_width=1)], id="queue",
                       empty="nothing waits for review")
         yield Static("", classes="full-status", id="status")
-        yield Static(Text(" Daily logs · p promotes a line into MEMORY.md", style="bold"),
+        yield Static(Text(ascii_text(self.app, " Daily logs · p promotes a line into MEMORY.md"),
+                          style="bold"),
                      classes="full-title")
         yield RowList([Column("agent", 11), Column("where", 16, min_width=1), Column("line")],
                       id="lines", empty="no daily-log lines")
@@ -95,30 +100,27 @@ class ReviewScreen(Screen[None]):
     def refresh_rows(self) -> None:
         with self.store.reading() as db:
             pending = review.pending(db, self.agent, limit=QUEUE)
-            drafts = db.query("SELECT name, agent, trigger_phrases FROM flows WHERE status = "
-                              "'draft'" + (" AND (agent IS NULL OR agent = ?)" if self.agent
-                                           else "") + " ORDER BY name",
-                              [self.agent] if self.agent else [])
+            drafts = flow_store.list_flows(db, agent=self.agent, status="draft")
             marks = [f"{a} at state {review.mark(db, a)}" for a in self.agents()]
         lines = [(a, where, text) for a in self.agents()
                  for where, text in daily_lines(self.store.home, a)]
         self.app.call_from_thread(self._show, pending, drafts, lines, marks)
 
-    def _show(self, pending: review.Pending, drafts: list[dict[str, Any]],
+    def _show(self, pending: review.Pending, drafts: list[Flow],
               lines: list[tuple[str, str, str]], marks: list[str]) -> None:
         self.entries = {str(e.id): e for e in pending.entries}
         queue: list[Row] = [(str(e.id), _entry_cells(e)) for e in pending.entries]
-        queue += [(f"flow:{d['name']}", [Text("-"), lit(d["agent"] or "all"),
-                                         Text("flow", style="italic"),
-                                         lit(f"draft flow {d['name']}"), Text("")])
+        queue += [(f"flow:{d.name}", [Text("-"), lit(d.agent or "all"),
+                                      Text("flow", style="italic"),
+                                      lit(f"draft flow {d.name}"), Text("")])
                   for d in drafts]
         self.query_one("#queue", RowList).set_rows(queue)
         self.lines = {f"{a}:{where}": (a, text) for a, where, text in lines}
         self.query_one("#lines", RowList).set_rows(
             [(f"{a}:{where}", [lit(a), lit(where, "dim"), lit(text)]) for a, where, text in lines])
-        self.query_one("#status", Static).update(Text(
-            f" {pending.total:,} waiting ({len(pending.entries)} shown) · {len(drafts)} draft "
-            f"flows · marks: {clean(', '.join(marks))}"))
+        self.query_one("#status", Static).update(Text(ascii_text(
+            self.app, f" {pending.total:,} waiting ({len(pending.entries)} shown) · "
+            f"{len(drafts)} draft flows · marks: {clean(', '.join(marks))}")))
 
     def action_decide(self, action: str) -> None:
         queue = self.query_one("#queue", RowList)

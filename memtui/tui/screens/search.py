@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input, Static
 from memtui.errors import MemtuiError
 from memtui.home import Home
 from memtui.search.hybrid import Hit
+from memtui.tui.glyphs import ascii_text
 from memtui.tui.render import block, clean, lit
 from memtui.tui.rowlist import Column, RowList
 from memtui.tui.store import Store
@@ -69,8 +70,9 @@ class SearchScreen(Screen[None]):
         return self.agent or self.store.home.settings.default_agent()
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f" Search · {self.search_agent}'s memory (hybrid: vectors + "
-                          "keywords)", style="bold"), classes="full-title")
+        yield Static(Text(ascii_text(self.app, f" Search · {self.search_agent}'s memory "
+                                     "(hybrid: vectors + keywords)"), style="bold"),
+                     classes="full-title")
         box = Input(placeholder="what to look for; enter searches", id="query")
         box.cursor_blink = False  # a blinking cursor makes every screenshot differ
         yield box
@@ -115,7 +117,7 @@ class SearchScreen(Screen[None]):
         note = f" {len(hits)} results · enter opens the cited lines"
         if fallback:
             note += f" · {clean(fallback)}"
-        self.query_one("#status", Static).update(Text(note))
+        self.query_one("#status", Static).update(Text(ascii_text(self.app, note)))
 
     @on(RowList.Selected, "#table")
     def _open(self, event: RowList.Selected) -> None:
