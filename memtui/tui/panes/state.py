@@ -16,10 +16,13 @@ from memtui.tui.rowlist import Column, Row
 CATEGORY_STYLE = {"decision": "bold", "task": "", "learning": "italic", "discovery": "",
                   "context": "dim", "agent_state": "dim", "rejected": "bold",
                   "proposed": "italic"}
+CATEGORY_LABEL = {"agent_state": "agent"}
+"""Shorter names where a category would not fit its nine columns ("agent_sta")."""
 
 
 def state_cells(e: StateEntry, now: str, *, show_agent: bool) -> list[Text]:
-    cells = [lit(e.category[:9], CATEGORY_STYLE.get(e.category, "")), lit(e.domain)]
+    label = CATEGORY_LABEL.get(e.category, e.category)[:9]
+    cells = [lit(label, CATEGORY_STYLE.get(e.category, "")), lit(e.domain)]
     if show_agent:
         cells.append(lit(e.agent))
     return [*cells, lit(e.summary), Text(age(e.created_at, timeutil.parse(now)))]
