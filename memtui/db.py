@@ -399,6 +399,13 @@ def like(text: str) -> str:
     return f"%{escaped}%"
 
 
+def contains_any(columns: Sequence[str], text: str) -> tuple[str, list[str]]:
+    """A WHERE clause (and its parameters) true when any of ``columns`` holds ``text``
+    literally; the column names are the caller's own, never user input."""
+    clause = " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns)
+    return f"({clause})", [like(text)] * len(columns)
+
+
 def match_expression(words: Iterable[str], operator: str = "OR") -> str | None:
     """A safe FTS5 MATCH expression: every word a double-quoted string (inner quotes
     doubled), joined by ``operator`` ("OR" or "AND"); None when there is no word.

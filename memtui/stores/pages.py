@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from memtui.db import Database, like
+from memtui.db import Database, contains_any
 from memtui.errors import MemtuiError
 from memtui.stores import audit as audit_store
 from memtui.stores import jobs as job_store
@@ -107,8 +107,9 @@ def _state_where(agent: str | None, categories: Sequence[str] | None,
         where.append(f"category IN ({', '.join('?' * len(categories))})")
         params += list(categories)
     if text:
-        where.append("(summary LIKE ? ESCAPE '\\' OR domain LIKE ? ESCAPE '\\')")
-        params += [like(text), like(text)]
+        clause, values = contains_any(("summary", "domain"), text)
+        where.append(clause)
+        params += values
     return where, params
 
 
@@ -143,8 +144,9 @@ def _rule_where(agent: str | None, statuses: Sequence[str],
         where.append("(agent IS NULL OR agent = ?)")
         params.append(agent)
     if text:
-        where.append("(rule LIKE ? ESCAPE '\\' OR domain LIKE ? ESCAPE '\\')")
-        params += [like(text), like(text)]
+        clause, values = contains_any(("rule", "domain"), text)
+        where.append(clause)
+        params += values
     return where, params
 
 
@@ -172,8 +174,9 @@ def _audit_where(actor: str | None, text: str | None) -> tuple[list[str], list[A
         where.append("actor = ?")
         params.append(actor)
     if text:
-        where.append("(action LIKE ? ESCAPE '\\' OR target LIKE ? ESCAPE '\\')")
-        params += [like(text), like(text)]
+        clause, values = contains_any(("action", "target"), text)
+        where.append(clause)
+        params += values
     return where, params
 
 

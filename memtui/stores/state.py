@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memtui import text, timeutil
-from memtui.db import Database, like
+from memtui.db import Database, contains_any
 from memtui.errors import MemtuiError, NotFound
 from memtui.redact import scrub
 from memtui.stores import audit
@@ -314,8 +314,9 @@ def list_entries(db: Database, flt: StateFilter | None = None) -> list[StateEntr
         where.append("created_at < ?")
         params.append(timeutil.iso(timeutil.parse(flt.until)))
     if flt.text:
-        where.append("(summary LIKE ? ESCAPE '\\' OR detail LIKE ? ESCAPE '\\')")
-        params += [like(flt.text), like(flt.text)]
+        clause, values = contains_any(("summary", "detail"), flt.text)
+        where.append(clause)
+        params += values
     sql = "SELECT * FROM state" + (" WHERE " + " AND ".join(where) if where else "")
     sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
     return [_entry(r) for r in db.query(sql, [*params, flt.limit])]
