@@ -88,7 +88,8 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head) -> li
         test = [e for e in corpus if e.domain == domain and e.source == "hand"]
         x, y = matrix(train, embed)
         w, b = fit(x, y)
-        head = Head(LABELS, w, b, shipped.temperature, shipped.thresholds, shipped.model)
+        head = Head(LABELS, w, b, shipped.temperature, shipped.thresholds, shipped.model,
+                    shipped.lexical_dims)
         clf = Classifier(embed=embed, head=head)
         got = readings([_unsplit(e) for e in test], clf)
         gold = [e.label for e in test]

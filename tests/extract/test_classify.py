@@ -6,9 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memtui.extract.classify.combine import combine
-from memtui.extract.classify.features import context_of, features, worth_embedding
+from memtui.extract.classify.features import (
+    LEXICAL_DIMS,
+    context_of,
+    features,
+    lexical,
+    worth_embedding,
+)
 from memtui.extract.classify.head import WEIGHTS, Head, Verdict
 from memtui.extract.classify.summary import decision_summary, gerund, proposal, rejection_summary
 
@@ -84,8 +92,27 @@ def test_features_pair_the_turn_with_its_context() -> None:
     np = pytest.importorskip("numpy")
     table = {"a": np.array([1.0, 0.0]), "b": np.array([0.0, 1.0])}
     x = features(["a", "a"], ["b", ""], lambda texts: np.vstack([table[t] for t in texts]))
-    assert x.shape == (2, 7)
-    assert x[0].tolist() == [1, 0, 0, 1, 0, 0, 1] and x[1].tolist() == [1, 0, 0, 0, 0, 0, 0]
+    assert x.shape == (2, 7 + LEXICAL_DIMS)
+    assert x[0, :7].tolist() == [1, 0, 0, 1, 0, 0, 1]
+    assert x[1, :7].tolist() == [1, 0, 0, 0, 0, 0, 0]
+    words = x[0, 7:]  # "a": the word and the opening word, L2-normalised
+    assert np.count_nonzero(words) == 2 and abs(float(np.linalg.norm(words)) - 1.0) < 1e-6
+
+
+def test_the_hashed_words_carry_the_stance_not_the_topic() -> None:
+    """"hold off on the restart" and "go ahead with the restart" share the topic's
+    buckets and differ in the stance's; case and curly apostrophes change nothing."""
+    hold, go = set(lexical("hold off on the restart")), set(lexical("go ahead with the restart"))
+    assert len(hold & go) >= 3 and len(hold - go) >= 4 and len(go - hold) >= 4  # the, restart
+    assert lexical("I’d rather NOT") == lexical("i'd rather not")
+
+
+@given(st.text(max_size=200))
+def test_hashed_words_are_buckets_of_the_vector(text: str) -> None:
+    buckets = lexical(text)
+    assert buckets == sorted(set(buckets)) == lexical(text)
+    assert all(0 <= b < LEXICAL_DIMS for b in buckets)
+    assert bool(buckets) == bool(text.split() and any(not c.isspace() for c in text))
 
 
 def test_the_shipped_head_is_small_and_never_saw_the_held_out_split() -> None:
@@ -93,6 +120,7 @@ def test_the_shipped_head_is_small_and_never_saw_the_held_out_split() -> None:
     assert head.labels[:2] == ("rejected", "decision") and "none" in head.labels
     assert WEIGHTS.stat().st_size < 100_000
     assert set(head.thresholds) == {"rejected", "veto", "decision"}
+    assert head.lexical_dims == LEXICAL_DIMS and head.w.shape[0] == 3 * 384 + 1 + LEXICAL_DIMS
     manifest = json.loads(WEIGHTS.with_name("head-manifest.json").read_text())
     from bench.classifier.corpus import load
 

@@ -1,15 +1,21 @@
 """What the classifier reads: a cheap filter, the turn's context, and the feature vector.
 
-The feature vector of a turn is ``[t, c, t * c, has_context]``: ``t`` the embedding of
-the turn, ``c`` that of its context (the proposal or question the turn answers: the
-last asking sentence of the preceding turn, else its last two sentences), both
-L2-normalised MiniLM vectors. The product lets a linear head see agreement between the
-two ("no" after "should I ...?" is not "no" after "Done.").
+The feature vector of a turn is ``[t, c, t * c, has_context, words]``: ``t`` the
+embedding of the turn, ``c`` that of its context (the proposal or question the turn
+answers: the last asking sentence of the preceding turn, else its last two sentences),
+both L2-normalised MiniLM vectors. The product lets a linear head see agreement between
+the two ("no" after "should I ...?" is not "no" after "Done."). ``words`` are the turn's
+words and word pairs hashed into ``LEXICAL_DIMS`` buckets: a sentence embedding is mostly
+about the topic, so "don't restart the pod" and "restart the pod" sit close together;
+the words carry the stance ("hold off", "rather not", "go ahead") whatever the topic.
+Measured out of fold on the corpus, they lift rejection recall by about a fifth
+(``bench/train_classifier.py``).
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -25,6 +31,8 @@ ASKING = re.compile(
     r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
     r"i could|i can|i'd suggest|i suggest|i propose|how about|plan:)", re.I)
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+LEXICAL_DIMS = 2048
+_TOKENS = re.compile(r"[\w']+|[^\w\s]")
 
 Embed = Callable[[Sequence[str]], "np.ndarray"]
 """Texts in, one L2-normalised row each out."""
@@ -48,7 +56,17 @@ def context_of(previous: str) -> str:
     return shorten(" ".join(parts[-2:]), CONTEXT_CHARS)
 
 
-def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed) -> np.ndarray:
+def lexical(text: str, dims: int = LEXICAL_DIMS) -> list[int]:
+    """The buckets of the turn's words, word pairs and opening words (hashing is crc32,
+    the same in every process and on every machine)."""
+    toks = [t.lower() for t in _TOKENS.findall(text.replace("’", "'"))]
+    grams = [*toks, *(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False))]
+    grams += [f"^{' '.join(toks[:n])}" for n in (1, 2) if len(toks) >= n]
+    return sorted({zlib.crc32(f"t:{g}".encode()) % dims for g in grams})
+
+
+def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed,
+             lexical_dims: int = LEXICAL_DIMS) -> np.ndarray:
     """One feature row per (turn, context) pair; each distinct string embedded once."""
     import numpy as np
 
@@ -63,7 +81,12 @@ def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed) -> np.
         if ctx:
             c[row] = vectors[index[ctx]]
             has[row] = 1.0
-    return np.hstack([t, c, t * c, has]).astype(np.float32)
+    words = np.zeros((len(texts), lexical_dims), dtype=np.float32)
+    for row, text in enumerate(texts):
+        buckets = lexical(text, lexical_dims)
+        if buckets:  # L2-normalised, like the embeddings beside it
+            words[row, buckets] = 1.0 / float(np.sqrt(len(buckets)))
+    return np.hstack([t, c, t * c, has, words]).astype(np.float32)
 
 
 def model_embed(model: str = "all-MiniLM-L6-v2") -> Embed:

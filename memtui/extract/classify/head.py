@@ -40,6 +40,8 @@ class Head:
     temperature: float
     thresholds: dict[str, float]
     model: str
+    lexical_dims: int = 0
+    """Buckets of the hashed words in the feature vector (``features.lexical``)."""
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> Head:
@@ -47,11 +49,15 @@ class Head:
 
         with np.load(path, allow_pickle=False) as z:
             names = [str(k) for k in z["threshold_names"]]
-            return cls(labels=tuple(str(x) for x in z["labels"]), w=z["w"], b=z["b"],
+            # Weights are stored as float16 (half the file, no measurable change in any
+            # reading) and computed with in float32.
+            return cls(labels=tuple(str(x) for x in z["labels"]),
+                       w=z["w"].astype(np.float32), b=z["b"].astype(np.float32),
                        temperature=float(z["temperature"]),
                        thresholds=dict(zip(names, (float(v) for v in z["thresholds"]),
                                            strict=True)),
-                       model=str(z["model"]))
+                       model=str(z["model"]),
+                       lexical_dims=int(z["lexical_dims"]) if "lexical_dims" in z else 0)
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         return softmax((x @ self.w + self.b) / self.temperature)
@@ -90,7 +96,8 @@ class Classifier:
             return []
         head = self.head
         assert self._embed is not None
-        x = features([t for _, t in pairs], [context_of(p) for p, _ in pairs], self._embed)
+        x = features([t for _, t in pairs], [context_of(p) for p, _ in pairs], self._embed,
+                     head.lexical_dims)
         probs = head.probabilities(x)
         rej, dec = head.labels.index("rejected"), head.labels.index("decision")
         out = []
