@@ -48,6 +48,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memtui.config import MaintenanceSettings
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
@@ -62,6 +63,9 @@ if TYPE_CHECKING:
     from memtui.extract.classify.head import Classifier
 
 NAME = "local"
+
+REVIEW_BELOW: float = MaintenanceSettings().promote_min_confidence
+"""By default a rejection less sure than what maintenance promotes waits for review."""
 
 DETAIL_CHARS = 1000
 
@@ -277,15 +281,19 @@ class LocalExtractor:
 
     name = NAME
 
-    def __init__(self, classifier: Classifier | None = None) -> None:
+    def __init__(self, classifier: Classifier | None = None,
+                 review_below: float = REVIEW_BELOW) -> None:
         self.classifier = classifier
         """The learned head read beside the rules ([extract] classifier; None: rules only)."""
+        self.review_below = review_below
+        """With the classifier, a rejection less sure than this waits for review (the
+        home's ``[maintenance] promote_min_confidence``)."""
 
     def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
         if self.classifier is not None:
             from memtui.extract.classify.apply import extract_with
 
-            return extract_with(self.extract_turn, self.classifier, turns)
+            return extract_with(self.extract_turn, self.classifier, turns, self.review_below)
         out = Extraction()
         for turn in turns:
             self.extract_turn(turn, out)
