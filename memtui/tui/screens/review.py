@@ -43,7 +43,9 @@ def daily_lines(home: Home, agent: str, days: int = LOG_DAYS) -> list[tuple[str,
 
 
 def _entry_cells(e: StateEntry) -> list[Text]:
-    kind = "proposal" if e.status == "proposed" else e.category
+    # A proposal is a question to the person: "rejected?" (the unsure rejections, first),
+    # "learning?" (a backtest's lesson); it is served only once accepted.
+    kind = f"{e.category}?" if e.status == "proposed" else e.category
     return [Text(str(e.id)), lit(e.agent), lit(kind, "italic" if e.status == "proposed" else ""),
             lit(e.summary), Text(f"{round(e.confidence * 100)}%")]
 
