@@ -56,6 +56,7 @@ from memtui.extract.candidates import (
     StateCandidate,
 )
 from memtui.extract.facts import fact_in
+from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
 from memtui.redact import redact
 from memtui.text import clean, domain_of, sentences, shorten
 
@@ -242,39 +243,6 @@ _STATUS = _rx(
     r"|\ball (?:\d+ )?tests (?:pass|are passing|passed)\b"
 )
 _LET_ME = _rx(r"^(?:let me|i'll|i will|now i'll|first,? |okay,? let me|ok,? let me)\b")
-
-REFUSED = _rx(
-    r"doesn't want to proceed with this tool use|tool use was rejected|"
-    r"user (?:rejected|denied|declined|refused)|(?:rejected|denied|declined) by the user|"
-    r"permission denied by (?:the )?user"
-)
-
-
-REFUSAL_CHARS = 120
-"""A refused tool use's summary: "Refused tool use: <tool>: <its gist>", cut to this."""
-_HARNESS_REFUSAL = _rx(
-    r"the user doesn't want to (?:proceed with|take) this (?:tool use|action)[^.]*\.?"
-    r"|the tool use was rejected(?: \([^)]*\))?\.?"
-    r"|stop what you are doing and wait for the user to tell you how to proceed\.?"
-    r"|\[request interrupted by user[^\]]*\]"
-    r"|(?:permission|tool use) (?:was )?denied by (?:the )?user\.?"
-)
-_USER_SAID = _rx(r"the user said:\s*")
-
-
-def refusal_reason(content: str) -> str:
-    """The human's own words in a refusal, without the harness's boilerplate ("" if none).
-
-    Claude Code appends what the user typed after "To tell you how to proceed, the user
-    said:"; everything else in the result is the same fixed text every time.
-    """
-    said = _USER_SAID.search(content)
-    if said is not None:
-        return shorten(content[said.end():].strip(), DETAIL_CHARS)
-    rest = _HARNESS_REFUSAL.sub(" ", content)
-    rest = re.sub(r"\s+", " ", rest).strip(" .")
-    return shorten(rest, DETAIL_CHARS) if len(rest.split()) >= 2 else ""
-
 
 class LocalExtractor:
     """The deterministic extractor (see the module docstring for what it recognises)."""

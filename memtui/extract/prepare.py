@@ -17,7 +17,7 @@ from typing import Any
 
 from memtui.extract.candidates import CallView, PreparedTurn, ResultView
 from memtui.extract.capture import Policy
-from memtui.extract.local import REFUSED
+from memtui.extract.refusals import REFUSED
 from memtui.redact import redact
 from memtui.transcripts import Turn
 
