@@ -22,8 +22,11 @@ Only the person's words are read for rejections, decisions, tasks and facts: a p
 the agent wrote for a sub-agent is not, and a sub-agent's words give no rejection or
 decision (``Turn.author``; machine-written prompts never reach the extractor).
 
-Every candidate cites the message id it came from. Rules favour precision: a sentence
-that matches nothing produces nothing, and questions are never rejections.
+Every candidate cites the message id it came from; a person's rejection or decision right
+after the assistant asked or proposed something also cites that message
+(``answers_entry``: a "No." cites both itself and what it refused). Rules favour
+precision: a sentence that matches nothing produces nothing, and questions are never
+rejections.
 
 Confidence of a rejection (the nightly maintenance turns rejections into CRITICAL rules,
 and only promotes those of confidence >= 0.7):
@@ -356,11 +359,13 @@ class LocalExtractor:
                 if task_done:
                     continue
                 task_done = True
-            out.state.append(self._state(pt, category, summary, s, confidence))
-            if category == "decision":
-                out.episodes.append(self._episode(pt, "decision", shorten(summary)))
-            elif category == "rejected":
-                out.episodes.append(self._episode(pt, "rejection", shorten(summary)))
+            entry = self._state(pt, category, summary, s, confidence)
+            out.state.append(entry)
+            if category in ("decision", "rejected"):
+                entry.answers_entry = answered(pt)
+                kind = "decision" if category == "decision" else "rejection"
+                out.episodes.append(self._episode(pt, kind, shorten(summary),
+                                                  answers_entry=entry.answers_entry))
 
     def _classify_user(self, s: str, pt: PreparedTurn) -> tuple[str, str, float] | None:
         lower = s.lower()
@@ -461,6 +466,14 @@ class LocalExtractor:
 
 def _capital(s: str) -> str:
     return s[:1].upper() + s[1:]
+
+
+def answered(pt: PreparedTurn) -> str | None:
+    """The assistant message a person's rejection or decision answers: the one just
+    before it, when it asked or proposed something (None: it answers nothing known)."""
+    if pt.previous_assistant_id and _last_ask(pt.previous_assistant):
+        return pt.previous_assistant_id
+    return None
 
 
 def _last_ask(previous: str) -> str:

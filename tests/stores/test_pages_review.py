@@ -144,11 +144,14 @@ def test_migration_keeps_rows_ids_and_chains(tmp_path) -> None:  # type: ignore[
     path = tmp_path / "old.db"
     old = Database(path)
     old.migrate([m for m in MIGRATIONS if m[0] <= 4])
-    a = state.add(old, NewState(agent="main", category="decision", summary="one"), actor="test")
-    b = state.supersede(old, a.id, NewState(agent="main", category="decision", summary="two"),
-                        actor="test")
+    # Rows as a version-4 memtui wrote them (today's store writes columns added since).
+    row = ("INSERT INTO state(created_at, updated_at, agent, category, summary, status, "
+           "superseded_by) VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'main', "
+           "'decision', ?, ?, ?)")
+    b = old.execute(row, ("two", "active", None))
+    a = old.execute(row, ("one", "superseded", b))
     old.migrate(MIGRATIONS)
-    assert [e.id for e in state.chain(old, b.id)] == [a.id, b.id]
+    assert [e.id for e in state.chain(old, b)] == [a, b]
     assert old.scalar("PRAGMA foreign_key_check") is None
     assert old.integrity_check() == []
     old.close()

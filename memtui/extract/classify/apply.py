@@ -2,14 +2,15 @@
 candidates (the rules' reading of a turn is extracted first, then refined here).
 
 A rejection the classifier adds is summarised by what was refused
-(``summary.rejection_summary``) and cites the turn; its detail quotes the proposal it
-answers. A rejection less sure than the promotion threshold (``review_below``: the home's
-``[maintenance] promote_min_confidence``, below which maintenance never makes a rejection
-a rule), whether the rules or the classifier found it, lands with the status
-``proposed``: it waits in the console's review instead of being served. A rejection or
-decision that only the classifier found is always ``proposed``, however sure it is,
-until the held-out targets of issue 14 are met. A rule's entry the classifier confirms
-takes the higher confidence; one it neither confirms nor vetoes keeps the rule's.
+(``summary.rejection_summary``) and cites the turn and the proposal it answers (the
+preceding assistant message, ``answers_entry``), which its detail quotes. A rejection
+less sure than the promotion threshold (``review_below``: the home's ``[maintenance]
+promote_min_confidence``, below which maintenance never makes a rejection a rule),
+whether the rules or the classifier found it, lands with the status ``proposed``: it
+waits in the console's review instead of being served. A rejection or decision that only
+the classifier found is always ``proposed``, however sure it is, until the held-out
+targets of issue 14 are met. A rule's entry the classifier confirms takes the higher
+confidence; one it neither confirms nor vetoes keeps the rule's.
 """
 
 from __future__ import annotations
@@ -101,12 +102,15 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     else:
         summary, kind = decision_summary(text, pt.previous_assistant), "decision"
     detail = shorten(f"{text} (re: {ask})" if ask else text, 1000)
+    # Read against the preceding turn, it cites that message too: the one its detail quotes.
+    answers = pt.previous_assistant_id if ask else None
     one.state.append(StateCandidate(
         category=outcome.label, summary=summary, detail=detail, source_entry=pt.id,
         domain=domain_of(summary), confidence=round(outcome.confidence, 3), at=pt.at,
-        session=pt.turn.session, status=status))
+        session=pt.turn.session, status=status, answers_entry=answers))
     one.episodes.append(EpisodeCandidate(kind=kind, summary=summary, detail=detail,
-                                         source_entry=pt.id, at=pt.at, session=pt.turn.session))
+                                         source_entry=pt.id, at=pt.at, session=pt.turn.session,
+                                         answers_entry=answers))
 
 
 def _drop(one: Extraction, categories: set[str]) -> None:

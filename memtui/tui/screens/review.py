@@ -160,4 +160,6 @@ class ReviewScreen(Screen[None]):
         entry = self.entries.get(event.key)
         if entry is not None:
             app: Any = self.app
-            app.show_text(f"state {entry.id}", lit(f"{entry.summary}\n\n{entry.detail}"))
+            source = f"\n\nsaid in {entry.cite}" if entry.source_entry else ""
+            app.show_text(f"state {entry.id}",
+                          lit(f"{entry.summary}\n\n{entry.detail}{source}"))
