@@ -350,6 +350,14 @@ CREATE INDEX state_review_queue ON state(agent, id)
     WHERE status = 'proposed' OR (status = 'active' AND source_entry IS NOT NULL);
 """
 
+V8_ANSWERS = """
+-- A reply cites two messages: its own (source_entry) and the assistant's proposal it
+-- answers (answers_entry), as in "That's a no on the paid plan" after "Would you like me
+-- to sign up for the paid newsletter plan?". NULL: the entry answers nothing.
+ALTER TABLE state ADD COLUMN answers_entry TEXT;
+ALTER TABLE episodes ADD COLUMN answers_entry TEXT;
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1_CORE),
     (2, V2_SOURCES),
@@ -358,5 +366,6 @@ MIGRATIONS: list[tuple[int, str]] = [
     (5, V5_CONTEXT),
     (6, V6_CONSOLE),
     (7, V7_REVIEW_QUEUE),
+    (8, V8_ANSWERS),
 ]
 """(version, SQL script) in order; memory.db's PRAGMA user_version is the last applied."""

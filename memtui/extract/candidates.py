@@ -2,7 +2,8 @@
 
 Both extractors (``local`` and ``llm``) take the same ``PreparedTurn`` list and return an
 ``Extraction``; the stenographer consolidates that into memory.db. Every candidate
-carries the transcript message id it came from (``source_entry``).
+carries the transcript message id it came from (``source_entry``); a rejection or decision
+that answers an assistant's proposal also cites that message (``answers_entry``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class PreparedTurn:
     """The previous tool result in this session was an error (a fix may follow)."""
     previous_assistant: str = ""
     """The last assistant words before this turn (what a bare "no" rejects)."""
+    previous_assistant_id: str | None = None
+    """The message id of those words: what a reply to a proposal cites beside its own."""
     captures: tuple[Any, ...] = ()
     """What the policy captured in the text (``policy.Capture``: layer, kind, match...)."""
 
@@ -88,6 +91,8 @@ class StateCandidate:
     at: str | None = None
     session: str | None = None
     status: str = "active"
+    answers_entry: str | None = None
+    """The assistant message (its proposal) a rejection or decision answers."""
 
 
 @dataclass
@@ -101,6 +106,7 @@ class EpisodeCandidate:
     tool: str | None = None
     ref: str | None = None
     outcome: str | None = None
+    answers_entry: str | None = None
 
 
 @dataclass

@@ -20,7 +20,8 @@ def make_extractor(home: Home, name: str) -> Extractor:
         if home.settings.extract.classifier:
             from memtui.extract.classify.head import Classifier
 
-            return LocalExtractor(classifier=Classifier())
+            return LocalExtractor(classifier=Classifier(),
+                                  review_below=home.settings.maintenance.promote_min_confidence)
         return LocalExtractor()
     if name == "llm":
         from memtui.extract.llm import LLMExtractor

@@ -17,7 +17,8 @@ Rules, applied in this order to every candidate:
    (``subject.restates``: "use pnpm" is not "use npm").
    - Same marks: a restatement. It updates the entry in place (new wording, higher
      confidence) and the entry now cites the latest message (``source_entry``,
-     ``source_file``); the audit row keeps the previous source.
+     ``source_file``, and the proposal it answers, ``answers_entry``); the audit row keeps
+     the previous source.
    - Different marks in a decision, context, learning or agent_state entry about the
      same subject (``extract.subject``: the texts differ in one place, the value): the
      decision changed ("Postgres 15" -> "Postgres 16"). The candidate is added as a new
@@ -169,7 +170,7 @@ class Consolidator:
                 # Restated before it was written: it is written once, citing the latest.
                 match.pending = dataclasses.replace(
                     match.pending, summary=c.summary, detail=c.detail or match.pending.detail,
-                    source_entry=c.source_entry,
+                    source_entry=c.source_entry, answers_entry=c.answers_entry,
                     confidence=max(match.pending.confidence, c.confidence))
                 match.norm, match.summary = norm, c.summary
                 out.duplicates += 1
@@ -177,7 +178,8 @@ class Consolidator:
             assert match.id is not None
             if state.restate(self.db, match.id, actor=self.actor, summary=c.summary,
                              detail=c.detail, confidence=c.confidence,
-                             source_entry=c.source_entry, source_file=self.source_file):
+                             source_entry=c.source_entry, source_file=self.source_file,
+                             answers_entry=c.answers_entry):
                 out.updated[c.category] += 1
             else:
                 out.duplicates += 1
@@ -188,7 +190,8 @@ class Consolidator:
         news = [state.NewState(
             agent=self.agent, category=p.category, summary=p.summary, domain=p.domain,
             detail=p.detail, status=p.status, source_file=self.source_file,
-            source_entry=p.source_entry, confidence=p.confidence, created_at=p.at)
+            source_entry=p.source_entry, confidence=p.confidence, created_at=p.at,
+            answers_entry=p.answers_entry)
             for p in pending]
         ids = state.add_many(self.db, news, actor=self.actor)
         for item, p, entry_id in zip(new_items, pending, ids, strict=True):
@@ -221,7 +224,8 @@ class Consolidator:
             episodes.add_many(self.db, [episodes.NewEpisode(
                 agent=self.agent, kind=c.kind, summary=c.summary, at=c.at, detail=c.detail,
                 session=c.session, source_file=self.source_file, source_entry=c.source_entry,
-                tool=c.tool, ref=c.ref, outcome=c.outcome) for c in keep], actor=self.actor)
+                tool=c.tool, ref=c.ref, outcome=c.outcome, answers_entry=c.answers_entry)
+                for c in keep], actor=self.actor)
         tools: dict[str, Counter[str]] = defaultdict(Counter)
         for c in keep:
             out.episodes[c.kind] += 1

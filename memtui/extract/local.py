@@ -22,8 +22,11 @@ Only the person's words are read for rejections, decisions, tasks and facts: a p
 the agent wrote for a sub-agent is not, and a sub-agent's words give no rejection or
 decision (``Turn.author``; machine-written prompts never reach the extractor).
 
-Every candidate cites the message id it came from. Rules favour precision: a sentence
-that matches nothing produces nothing, and questions are never rejections.
+Every candidate cites the message id it came from; a person's rejection or decision right
+after the assistant asked or proposed something also cites that message
+(``answers_entry``: a "No." cites both itself and what it refused). Rules favour
+precision: a sentence that matches nothing produces nothing, and questions are never
+rejections.
 
 Confidence of a rejection (the nightly maintenance turns rejections into CRITICAL rules,
 and only promotes those of confidence >= 0.7):
@@ -48,6 +51,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memtui.config import MaintenanceSettings
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
@@ -55,6 +59,7 @@ from memtui.extract.candidates import (
     StateCandidate,
 )
 from memtui.extract.facts import fact_in
+from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
 from memtui.redact import redact
 from memtui.text import clean, domain_of, sentences, shorten
 
@@ -62,6 +67,9 @@ if TYPE_CHECKING:
     from memtui.extract.classify.head import Classifier
 
 NAME = "local"
+
+REVIEW_BELOW: float = MaintenanceSettings().promote_min_confidence
+"""By default a rejection less sure than what maintenance promotes waits for review."""
 
 DETAIL_CHARS = 1000
 
@@ -239,53 +247,24 @@ _STATUS = _rx(
 )
 _LET_ME = _rx(r"^(?:let me|i'll|i will|now i'll|first,? |okay,? let me|ok,? let me)\b")
 
-REFUSED = _rx(
-    r"doesn't want to proceed with this tool use|tool use was rejected|"
-    r"user (?:rejected|denied|declined|refused)|(?:rejected|denied|declined) by the user|"
-    r"permission denied by (?:the )?user"
-)
-
-
-REFUSAL_CHARS = 120
-"""A refused tool use's summary: "Refused tool use: <tool>: <its gist>", cut to this."""
-_HARNESS_REFUSAL = _rx(
-    r"the user doesn't want to (?:proceed with|take) this (?:tool use|action)[^.]*\.?"
-    r"|the tool use was rejected(?: \([^)]*\))?\.?"
-    r"|stop what you are doing and wait for the user to tell you how to proceed\.?"
-    r"|\[request interrupted by user[^\]]*\]"
-    r"|(?:permission|tool use) (?:was )?denied by (?:the )?user\.?"
-)
-_USER_SAID = _rx(r"the user said:\s*")
-
-
-def refusal_reason(content: str) -> str:
-    """The human's own words in a refusal, without the harness's boilerplate ("" if none).
-
-    Claude Code appends what the user typed after "To tell you how to proceed, the user
-    said:"; everything else in the result is the same fixed text every time.
-    """
-    said = _USER_SAID.search(content)
-    if said is not None:
-        return shorten(content[said.end():].strip(), DETAIL_CHARS)
-    rest = _HARNESS_REFUSAL.sub(" ", content)
-    rest = re.sub(r"\s+", " ", rest).strip(" .")
-    return shorten(rest, DETAIL_CHARS) if len(rest.split()) >= 2 else ""
-
-
 class LocalExtractor:
     """The deterministic extractor (see the module docstring for what it recognises)."""
 
     name = NAME
 
-    def __init__(self, classifier: Classifier | None = None) -> None:
+    def __init__(self, classifier: Classifier | None = None,
+                 review_below: float = REVIEW_BELOW) -> None:
         self.classifier = classifier
         """The learned head read beside the rules ([extract] classifier; None: rules only)."""
+        self.review_below = review_below
+        """With the classifier, a rejection less sure than this waits for review (the
+        home's ``[maintenance] promote_min_confidence``)."""
 
     def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
         if self.classifier is not None:
             from memtui.extract.classify.apply import extract_with
 
-            return extract_with(self.extract_turn, self.classifier, turns)
+            return extract_with(self.extract_turn, self.classifier, turns, self.review_below)
         out = Extraction()
         for turn in turns:
             self.extract_turn(turn, out)
@@ -380,11 +359,13 @@ class LocalExtractor:
                 if task_done:
                     continue
                 task_done = True
-            out.state.append(self._state(pt, category, summary, s, confidence))
-            if category == "decision":
-                out.episodes.append(self._episode(pt, "decision", shorten(summary)))
-            elif category == "rejected":
-                out.episodes.append(self._episode(pt, "rejection", shorten(summary)))
+            entry = self._state(pt, category, summary, s, confidence)
+            out.state.append(entry)
+            if category in ("decision", "rejected"):
+                entry.answers_entry = answered(pt)
+                kind = "decision" if category == "decision" else "rejection"
+                out.episodes.append(self._episode(pt, kind, shorten(summary),
+                                                  answers_entry=entry.answers_entry))
 
     def _classify_user(self, s: str, pt: PreparedTurn) -> tuple[str, str, float] | None:
         lower = s.lower()
@@ -485,6 +466,14 @@ class LocalExtractor:
 
 def _capital(s: str) -> str:
     return s[:1].upper() + s[1:]
+
+
+def answered(pt: PreparedTurn) -> str | None:
+    """The assistant message a person's rejection or decision answers: the one just
+    before it, when it asked or proposed something (None: it answers nothing known)."""
+    if pt.previous_assistant_id and _last_ask(pt.previous_assistant):
+        return pt.previous_assistant_id
+    return None
 
 
 def _last_ask(previous: str) -> str:

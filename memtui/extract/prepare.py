@@ -5,8 +5,8 @@ through :class:`Preparer`: system and harness messages are dropped, every text (
 message, each tool call's one-line gist, each short or failed tool result) is redacted,
 and the capture policy either refuses the text (its tool calls stay: they are not text)
 or says what it captures. :class:`FileContext` carries what a turn needs of the turns
-before it (the last assistant words, recent tool calls, whether a tool just failed)
-across batches and runs.
+before it (the last assistant words and their message id, recent tool calls, whether a
+tool just failed) across batches and runs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from memtui.extract.candidates import CallView, PreparedTurn, ResultView
 from memtui.extract.capture import Policy
-from memtui.extract.local import REFUSED
+from memtui.extract.refusals import REFUSED
 from memtui.redact import redact
 from memtui.transcripts import Turn
 
@@ -40,6 +40,9 @@ class FileContext:
     previous_assistant: str = ""
     fix_window: int = 0
     calls: dict[str, tuple[str, str]] = field(default_factory=dict)
+    previous_assistant_id: str = ""
+    """The message the last assistant words are from ("": unknown, as in a context saved
+    before it was kept)."""
 
     @classmethod
     def load(cls, raw: str | None) -> tuple[FileContext, dict[str, Any]]:
@@ -54,12 +57,14 @@ class FileContext:
         calls = ctx.get("calls") or {}
         return cls(str(ctx.get("previous_assistant", "")), int(ctx.get("fix_window", 0)),
                    {k: (v[0], v[1]) for k, v in calls.items()
-                    if isinstance(v, list) and len(v) == 2}), data
+                    if isinstance(v, list) and len(v) == 2},
+                   str(ctx.get("previous_assistant_id") or "")), data
 
     def dump(self) -> dict[str, Any]:
         calls = dict(list(self.calls.items())[-CONTEXT_CALLS:])
         return {"previous_assistant": self.previous_assistant, "fix_window": self.fix_window,
-                "calls": {k: list(v) for k, v in calls.items()}}
+                "calls": {k: list(v) for k, v in calls.items()},
+                "previous_assistant_id": self.previous_assistant_id}
 
 
 def gist(name: str, args: dict[str, Any]) -> str:
@@ -159,13 +164,16 @@ class Preparer:
                 captures = tuple(verdict.captured)
         out.turn = PreparedTurn(turn=turn, text=text, calls=calls, results=tuple(results),
                                 after_tool_error=after_error,
-                                previous_assistant=ctx.previous_assistant, captures=captures)
+                                previous_assistant=ctx.previous_assistant,
+                                previous_assistant_id=ctx.previous_assistant_id or None,
+                                captures=captures)
         for c in calls:
             ctx.calls[c.id] = (c.name, c.gist)
         if any(r.is_error and not r.refused for r in results):
             ctx.fix_window = FIX_WINDOW
         if turn.role == "assistant" and text:
             ctx.previous_assistant = _tail(text, PREVIOUS_CHARS)
+            ctx.previous_assistant_id = turn.id
             if after_error:
                 ctx.fix_window -= 1
         return out

@@ -144,13 +144,11 @@ def _state_hits(home: Home, agent: str, query: str, *, since: str | None, limit:
             continue
         score = STATE_SCALE * (matched / len(wanted)) if wanted else 0.0
         body = entry.summary + (f" — {entry.detail}" if entry.detail else "")
-        cite = f"state:{entry.id}"
-        if entry.source_file:
-            anchor = f"#{entry.source_entry}" if entry.source_entry else ""
-            cite += f" ({entry.source_file}{anchor})"
+        cite = f"state:{entry.id}" + (f" ({entry.cite})" if entry.source_file else "")
         out.append(RecallHit(layer="state", source="state", text=f"[{entry.category}] {body}",
                              score=score, when=entry.updated_at, cite=cite,
-                             message_ids=[entry.source_entry] if entry.source_entry else [],
+                             message_ids=[m for m in (entry.source_entry, entry.answers_entry)
+                                          if m],
                              ref=f"state:{entry.id}", current=entry.status == "active"))
     out.sort(key=lambda h: (-h.score, -(len(h.when or ""))))
     return out[:limit]

@@ -41,6 +41,8 @@ class Episode:
     outcome: str | None
     """ok, error or refused for a tool call; None while unknown."""
     created_at: str
+    answers_entry: str | None = None
+    """The assistant message a rejection or decision answers (its proposal)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -61,6 +63,7 @@ class NewEpisode:
     tool: str | None = None
     ref: str | None = None
     outcome: str | None = None
+    answers_entry: str | None = None
 
     def validate(self) -> None:
         if self.kind not in KINDS:
@@ -71,7 +74,7 @@ class NewEpisode:
 
 
 _COLUMNS = ("agent", "at", "kind", "summary", "detail", "session", "source_file",
-            "source_entry", "tool", "ref", "outcome", "created_at")
+            "source_entry", "tool", "ref", "outcome", "created_at", "answers_entry")
 _INSERT = (f"INSERT INTO episodes({', '.join(_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(_COLUMNS))})")
 
@@ -79,7 +82,8 @@ _INSERT = (f"INSERT INTO episodes({', '.join(_COLUMNS)}) "
 def _values(new: NewEpisode, stamp: str) -> tuple[Any, ...]:
     at = timeutil.iso(timeutil.parse(new.at)) if new.at else stamp
     return (new.agent, at, new.kind, scrub(new.summary).strip(), scrub(new.detail), new.session,
-            new.source_file, new.source_entry, new.tool, new.ref, new.outcome, stamp)
+            new.source_file, new.source_entry, new.tool, new.ref, new.outcome, stamp,
+            new.answers_entry)
 
 
 def get(db: Database, episode_id: int) -> Episode:

@@ -5,8 +5,10 @@ below it have been reviewed. Above it, an entry a human accepted, edited or reje
 recorded in ``review_decisions`` and leaves the queue; marking the agent reviewed moves
 the mark to the newest entry and forgets the decisions below it.
 
-Backtest proposals have the status ``proposed``: gates, boot and search never serve them.
-Accepting one makes it active; rejecting one archives it and leaves a tombstone, so
+Backtest proposals, and rejections the extractor was unsure of, have the status
+``proposed``: gates, boot and search never serve them, and the unsure rejections head the
+queue (an unserved refusal is one the agent may propose again). Accepting one makes it
+active; rejecting one archives it and leaves a tombstone, so
 extraction never brings it back.
 """
 
@@ -35,7 +37,7 @@ def mark(db: Database, agent: str) -> int:
 
 @dataclass(frozen=True)
 class Pending:
-    """The review queue of one agent (or all): entries, oldest first, and how many in all."""
+    """The review queue of one agent (or all): entries in review order, and how many in all."""
 
     entries: tuple[StateEntry, ...]
     total: int
@@ -46,6 +48,10 @@ _WAITING = ("(status = 'proposed' OR (status = 'active' AND source_entry IS NOT 
 """Proposals, and active entries that came from a transcript message (what extraction
 added), not yet decided. Each agent's queue is walked by id above its mark (a rowid
 range), never joined row by row."""
+
+_DOUBTED = "status = 'proposed' AND category = 'rejected'"
+"""A rejection the extractor was unsure of: it is not served until a person accepts it,
+so the agent may propose again what was refused; the queue shows these first."""
 
 COUNT_LIMIT = 100_000
 """Counting stops here: a queue this long is shown as "at least"."""
@@ -61,20 +67,31 @@ def _agents(db: Database, agent: str | None, agents: Sequence[str] | None) -> li
 
 def pending(db: Database, agent: str | None = None, *, limit: int = 200,
             count_limit: int = COUNT_LIMIT, agents: Sequence[str] | None = None) -> Pending:
-    """What waits for review: the oldest ``limit`` entries (of one agent, or of all: of
-    ``agents``, default every agent with state) and how many in all (counted up to
-    ``count_limit``)."""
+    """What waits for review, at most ``limit`` entries (of one agent, or of all: of
+    ``agents``, default every agent with state), and how many in all (counted up to
+    ``count_limit``).
+
+    Proposed rejections come first, the most recently said first; then everything else,
+    oldest first."""
+    doubted: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     total = 0
     for name in _agents(db, agent, agents):
         floor = mark(db, name)
+        # "+id": not a walk of the whole queue by id, but of the (few) proposed rejections
+        # in an index by time (state_category or state_agent_status).
+        doubted += db.query(
+            f"SELECT * FROM state WHERE agent = ? AND {_DOUBTED} AND +id > ? AND id NOT IN "
+            "(SELECT state_id FROM review_decisions WHERE agent = ?) "
+            "ORDER BY created_at DESC, id DESC LIMIT ?", (name, floor, name, limit))
         rows += db.query(f"SELECT * FROM state WHERE id > ? AND agent = ? AND {_WAITING} "
-                         "ORDER BY id LIMIT ?", (floor, name, name, limit))
+                         f"AND NOT ({_DOUBTED}) ORDER BY id LIMIT ?", (floor, name, name, limit))
         total += int(db.scalar(
             f"SELECT count(*) FROM (SELECT 1 FROM state WHERE id > ? AND agent = ? AND "
             f"{_WAITING} LIMIT ?)", (floor, name, name, max(0, count_limit - total))))
+    doubted.sort(key=lambda r: (str(r["created_at"]), int(r["id"])), reverse=True)
     rows.sort(key=lambda r: int(r["id"]))
-    return Pending(tuple(StateEntry(**r) for r in rows[:limit]), total)
+    return Pending(tuple(StateEntry(**r) for r in [*doubted, *rows][:limit]), total)
 
 
 def _decide(db: Database, entry: StateEntry, decision: str, actor: str) -> None:

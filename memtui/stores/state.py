@@ -38,9 +38,17 @@ class StateEntry:
     source_file: str | None
     source_entry: str | None
     confidence: float
+    answers_entry: str | None = None
+    """The assistant message this entry answers (a refused or accepted proposal)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    @property
+    def cite(self) -> str:
+        """Where it was said (file#message) and, for a reply, the proposal it answers."""
+        said = f"{self.source_file or 'manual'}#{self.source_entry or ''}".rstrip("#")
+        return said + (f" (answers #{self.answers_entry})" if self.answers_entry else "")
 
 
 @dataclass
@@ -59,6 +67,7 @@ class NewState:
     source_entry: str | None = None
     confidence: float = 1.0
     created_at: str | None = None
+    answers_entry: str | None = None
 
     def validate(self) -> None:
         if self.category not in CATEGORIES:
@@ -90,7 +99,8 @@ class StateFilter:
 
 
 _COLUMNS = ("created_at", "updated_at", "agent", "category", "domain", "summary", "detail",
-            "status", "session_date", "completed_at", "source_file", "source_entry", "confidence")
+            "status", "session_date", "completed_at", "source_file", "source_entry", "confidence",
+            "answers_entry")
 _INSERT = f"INSERT INTO state({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
 
 
@@ -109,7 +119,7 @@ def _values(new: NewState, stamp: str) -> tuple[Any, ...]:
     return (created, stamp, new.agent, new.category, scrub(new.domain) or "general",
             summary, scrub(new.detail), new.status,
             new.session_date or created[:10], completed, new.source_file, new.source_entry,
-            new.confidence)
+            new.confidence, new.answers_entry)
 
 
 def get(db: Database, entry_id: int) -> StateEntry:
@@ -177,25 +187,27 @@ def update(
 def restate(
     db: Database, entry_id: int, *, actor: str, summary: str, detail: str,
     confidence: float, source_entry: str, source_file: str | None = None,
+    answers_entry: str | None = None,
 ) -> bool:
     """Record a restatement of an entry (consolidation): the entry keeps the higher
     confidence and cites the latest message (``source_entry``, and ``source_file`` when
-    given); when the words differ (normalised), it also takes ``summary`` and, when given,
-    ``detail``. The audit row keeps what was replaced, the previous source included.
+    given) and what that message answers (``answers_entry``); when the words differ
+    (normalised), it also takes ``summary`` and, when given, ``detail``. The audit row
+    keeps what was replaced, the previous source included.
 
     True when the words changed (an update); False for the same words (a duplicate, whose
     newer source is still recorded) and for an entry that is gone."""
     summary, detail = scrub(summary).strip(), scrub(detail)
     with db.write():
-        row = db.one("SELECT summary, detail, confidence, source_file, source_entry "
-                     "FROM state WHERE id = ?", (entry_id,))
+        row = db.one("SELECT summary, detail, confidence, source_file, source_entry, "
+                     "answers_entry FROM state WHERE id = ?", (entry_id,))
         if row is None:
             return False
         reworded = text.normalise(row["summary"]) != text.normalise(summary)
         wanted: dict[str, Any] = {
             "confidence": max(float(row["confidence"]), confidence),
             "source_file": source_file or row["source_file"],
-            "source_entry": source_entry}
+            "source_entry": source_entry, "answers_entry": answers_entry}
         if reworded:
             wanted |= {"summary": summary, "detail": detail or row["detail"]}
         changes = {k: v for k, v in wanted.items() if v != row[k]}

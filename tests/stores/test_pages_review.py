@@ -95,6 +95,33 @@ def test_review_queue_accept_edit_reject_and_mark(db: Database) -> None:
     assert [e.id for e in review.pending(db).entries] == [other]
 
 
+def test_unsure_rejections_head_the_queue_newest_said_first(db: Database) -> None:
+    def add(summary: str, agent: str = "main", category: str = "learning",
+            status: str = "active", at: str = "2026-11-10T10:00:00Z") -> int:
+        return state.add(db, NewState(agent=agent, category=category, summary=summary,
+                                      source_entry=f"msg-{summary}", status=status,
+                                      created_at=at), actor="extractor").id
+
+    lesson = add("a lesson")
+    backtest = add("a backtest proposal", status="proposed")
+    older = add("no redis", category="rejected", status="proposed", at="2026-11-02T09:00:00Z")
+    sure = add("never deploy on fridays", category="rejected")
+    newer = add("not this week", category="rejected", status="proposed",
+                at="2026-11-05T09:00:00Z")
+    ops = add("no rollback", agent="ops", category="rejected", status="proposed",
+              at="2026-11-03T09:00:00Z")
+    assert [e.id for e in review.pending(db, "main").entries] == [
+        newer, older, lesson, backtest, sure]
+    assert [e.id for e in review.pending(db).entries] == [
+        newer, ops, older, lesson, backtest, sure]
+    assert [e.id for e in review.pending(db, limit=2).entries] == [newer, ops]
+    assert review.pending(db, limit=2).total == 6
+    review.reject(db, newer, actor="tui")  # decided: it leaves the queue, its place too
+    assert [e.id for e in review.pending(db, "main", limit=1).entries] == [older]
+    review.mark_reviewed(db, "main", actor="tui")
+    assert review.pending(db, "main").entries == ()
+
+
 def test_a_rejected_proposal_is_archived_and_buried(db: Database) -> None:
     p = _extracted(db, "try rebooting the NAS", status="proposed")
     review.reject(db, p, actor="tui")
@@ -117,11 +144,14 @@ def test_migration_keeps_rows_ids_and_chains(tmp_path) -> None:  # type: ignore[
     path = tmp_path / "old.db"
     old = Database(path)
     old.migrate([m for m in MIGRATIONS if m[0] <= 4])
-    a = state.add(old, NewState(agent="main", category="decision", summary="one"), actor="test")
-    b = state.supersede(old, a.id, NewState(agent="main", category="decision", summary="two"),
-                        actor="test")
+    # Rows as a version-4 memtui wrote them (today's store writes columns added since).
+    row = ("INSERT INTO state(created_at, updated_at, agent, category, summary, status, "
+           "superseded_by) VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'main', "
+           "'decision', ?, ?, ?)")
+    b = old.execute(row, ("two", "active", None))
+    a = old.execute(row, ("one", "superseded", b))
     old.migrate(MIGRATIONS)
-    assert [e.id for e in state.chain(old, b.id)] == [a.id, b.id]
+    assert [e.id for e in state.chain(old, b)] == [a, b]
     assert old.scalar("PRAGMA foreign_key_check") is None
     assert old.integrity_check() == []
     old.close()

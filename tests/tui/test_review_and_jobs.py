@@ -97,6 +97,23 @@ async def test_a_proposal_and_a_draft_flow_are_accepted(demo_home: Home) -> None
     assert _read(demo_home, lambda db: flows.get(db, "backtest-renew-cert")).status == "active"
 
 
+async def test_unsure_rejections_come_first_and_say_so(demo_home: Home) -> None:
+    def unsure(db: Any) -> list[str]:
+        return [str(e.id) for e in state.list_entries(db, state.StateFilter(
+            category="rejected", status="proposed", limit=100))]
+
+    doubted = _read(demo_home, unsure)
+    assert doubted, "the demo has rejections the extractor was unsure of"
+    app = _app(demo_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _started(pilot, app)
+        queue = await _review(pilot, app)
+        top = queue.rows[:len(doubted)]
+        assert sorted(k for k, _ in top) == sorted(doubted)
+        assert {cells[2].plain for _, cells in top} == {"rejected?"}
+        assert all(cells[2].plain != "rejected?" for _, cells in queue.rows[len(doubted):])
+
+
 async def test_a_daily_log_line_is_promoted_into_memory_md(demo_home: Home) -> None:
     app = _app(demo_home)
     app.agent = "coordinator"

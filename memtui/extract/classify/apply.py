@@ -2,14 +2,15 @@
 candidates (the rules' reading of a turn is extracted first, then refined here).
 
 A rejection the classifier adds is summarised by what was refused
-(``summary.rejection_summary``) and cites the turn; its detail quotes the proposal it
-answers. A rejection less sure than the promotion threshold (``PROMOTE``, the
-maintenance's ``rejection_threshold``), whether the rules or the classifier found it,
-lands with the status ``proposed``: it waits in the console's review instead of being
-served. A rejection or decision that only the classifier found is always ``proposed``,
-however sure it is, until the held-out targets of issue 14 are met. A rule's entry the
-classifier confirms takes the higher confidence; one it neither confirms nor vetoes
-keeps the rule's.
+(``summary.rejection_summary``) and cites the turn and the proposal it answers (the
+preceding assistant message, ``answers_entry``), which its detail quotes. A rejection
+less sure than the promotion threshold (``review_below``: the home's ``[maintenance]
+promote_min_confidence``, below which maintenance never makes a rejection a rule),
+whether the rules or the classifier found it, lands with the status ``proposed``: it
+waits in the console's review instead of being served. A rejection or decision that only
+the classifier found is always ``proposed``, however sure it is, until the held-out
+targets of issue 14 are met. A rule's entry the classifier confirms takes the higher
+confidence; one it neither confirms nor vetoes keeps the rule's.
 """
 
 from __future__ import annotations
@@ -27,9 +28,6 @@ from memtui.text import clean, domain_of, shorten
 
 log = logging.getLogger(__name__)
 
-PROMOTE = 0.7
-"""Rejections below this confidence are never promoted to rules (maintenance's default)."""
-
 
 def readable(pt: PreparedTurn) -> bool:
     """The person's own prose, short enough to be a reply: what the classifier reads."""
@@ -45,7 +43,8 @@ def read(classifier: Classifier, turns: Sequence[PreparedTurn]) -> dict[str, Ver
 
 
 def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
-                 classifier: Classifier, turns: Sequence[PreparedTurn]) -> Extraction:
+                 classifier: Classifier, turns: Sequence[PreparedTurn],
+                 review_below: float) -> Extraction:
     """The rules' reading of the turns (``extract_turn``), refined by the classifier's.
 
     Without the model or the head file the rules' reading stands alone (logged once per
@@ -65,14 +64,15 @@ def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
             continue
         one = Extraction()
         extract_turn(pt, one)
-        refine(pt, one, verdict, thresholds)
+        refine(pt, one, verdict, thresholds, review_below)
         out.extend(one)
     return out
 
 
 def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
-           thresholds: dict[str, float]) -> None:
-    """Edit the rules' candidates of one turn by the combined reading."""
+           thresholds: dict[str, float], review_below: float) -> None:
+    """Edit the rules' candidates of one turn by the combined reading; a rejection less
+    sure than ``review_below`` is proposed, not active."""
     rule, rule_conf = None, 0.0
     for category in ("rejected", "decision"):
         confs = [s.confidence for s in one.state if s.category == category]
@@ -84,7 +84,7 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
         return
-    status = "proposed" if outcome.label == "rejected" and outcome.confidence < PROMOTE \
+    status = "proposed" if outcome.label == "rejected" and outcome.confidence < review_below \
         else "active"
     if outcome.label == rule:  # the rules' entries stand, as sure as the reading says
         for s in one.state:
@@ -102,12 +102,15 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     else:
         summary, kind = decision_summary(text, pt.previous_assistant), "decision"
     detail = shorten(f"{text} (re: {ask})" if ask else text, 1000)
+    # Read against the preceding turn, it cites that message too: the one its detail quotes.
+    answers = pt.previous_assistant_id if ask else None
     one.state.append(StateCandidate(
         category=outcome.label, summary=summary, detail=detail, source_entry=pt.id,
         domain=domain_of(summary), confidence=round(outcome.confidence, 3), at=pt.at,
-        session=pt.turn.session, status=status))
+        session=pt.turn.session, status=status, answers_entry=answers))
     one.episodes.append(EpisodeCandidate(kind=kind, summary=summary, detail=detail,
-                                         source_entry=pt.id, at=pt.at, session=pt.turn.session))
+                                         source_entry=pt.id, at=pt.at, session=pt.turn.session,
+                                         answers_entry=answers))
 
 
 def _drop(one: Extraction, categories: set[str]) -> None:

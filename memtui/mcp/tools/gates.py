@@ -21,7 +21,7 @@ def active_state(home: Home, db: Database, agent: str, limit: int = 50) -> dict[
     return frame("active-state", [
         {"id": f"state:{e.id}", "category": e.category, "domain": e.domain,
          "text": e.summary, "detail": e.detail, "updated_at": e.updated_at,
-         "cite": f"{e.source_file or 'manual'}#{e.source_entry or ''}".rstrip("#")}
+         "cite": e.cite}
         for e in entries], agent=agent)
 
 

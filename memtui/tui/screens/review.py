@@ -43,7 +43,9 @@ def daily_lines(home: Home, agent: str, days: int = LOG_DAYS) -> list[tuple[str,
 
 
 def _entry_cells(e: StateEntry) -> list[Text]:
-    kind = "proposal" if e.status == "proposed" else e.category
+    # A proposal is a question to the person: "rejected?" (the unsure rejections, first),
+    # "learning?" (a backtest's lesson); it is served only once accepted.
+    kind = f"{e.category}?" if e.status == "proposed" else e.category
     return [Text(str(e.id)), lit(e.agent), lit(kind, "italic" if e.status == "proposed" else ""),
             lit(e.summary), Text(f"{round(e.confidence * 100)}%")]
 
@@ -158,4 +160,6 @@ class ReviewScreen(Screen[None]):
         entry = self.entries.get(event.key)
         if entry is not None:
             app: Any = self.app
-            app.show_text(f"state {entry.id}", lit(f"{entry.summary}\n\n{entry.detail}"))
+            source = f"\n\nsaid in {entry.cite}" if entry.source_entry else ""
+            app.show_text(f"state {entry.id}",
+                          lit(f"{entry.summary}\n\n{entry.detail}{source}"))

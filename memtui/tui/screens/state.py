@@ -21,11 +21,15 @@ from memtui.tui.rowlist import Column
 from memtui.tui.screens.paged import PagedScreen
 
 
-def entry_text(entry: StateEntry, chain: list[StateEntry], where: str = "") -> Text:
-    """An entry in full, with where it came from and its supersede chain."""
+def entry_text(entry: StateEntry, chain: list[StateEntry], where: str = "",
+               answers: str = "") -> Text:
+    """An entry in full, with where it came from (and where the proposal it answers is)
+    and its supersede chain."""
     lines = [f"{k:>13}  {clean(v)}" for k, v in entry.as_dict().items() if k != "detail"]
     if where:
         lines.append(f"{'found at':>13}  {clean(where)}")
+    if answers:
+        lines.append(f"{'answers':>13}  {clean(answers)}")
     if entry.detail:
         lines += ["", "detail:", str(entry.detail)]
     if len(chain) > 1:
@@ -82,8 +86,9 @@ class StateScreen(ActsOnRows, PagedScreen[StateEntry]):
     def details(self, e: StateEntry) -> tuple[str, Text]:
         with self.store.reading() as db:
             chain = state_store.chain(db, e.id)
-        return f"state {e.id}", entry_text(e, chain, find_line(e.source_file, e.source_entry,
-                                                                self.store.home.root))
+        root = self.store.home.root
+        return f"state {e.id}", entry_text(e, chain, find_line(e.source_file, e.source_entry, root),
+                                           find_line(e.source_file, e.answers_entry, root))
 
     def current_item(self) -> tuple[str, str, bool, str | None] | None:
         e = self.current()

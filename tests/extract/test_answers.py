@@ -1,0 +1,143 @@
+"""A reply cites two messages: the person's own words and the assistant's proposal it answers."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from memtui.db import Database
+from memtui.extract import stenographer as steno
+from memtui.extract.candidates import Extraction, PreparedTurn
+from memtui.extract.classify.apply import refine
+from memtui.extract.classify.head import Verdict
+from memtui.extract.local import LocalExtractor
+from memtui.extract.prepare import FileContext, Preparer
+from memtui.home import Home
+from memtui.mcp.server import build
+from memtui.schema import MIGRATIONS
+from memtui.search.recall import recall
+from memtui.stores import episodes, sources, state
+from memtui.transcripts import Turn
+from tests.conftest import run_cli
+from tests.mcp.conftest import payload
+
+ASK = "Would you like me to sign up for the paid newsletter plan?"
+TH = {"rejected": 0.6, "veto": 0.15, "decision": 0.6}
+
+
+def turn(tid: str, role: str, text: str) -> Turn:
+    return Turn(id=tid, session="s", timestamp=None, role=role,  # type: ignore[arg-type]
+                text=text, source="t.jsonl", line=1, offset=0, end_offset=1,
+                format="claude-code", author="person" if role == "user" else "agent")
+
+
+def prepared(*turns: Turn, ctx: FileContext | None = None) -> list[PreparedTurn]:
+    preparer, ctx = Preparer(None), ctx or FileContext()
+    out = [preparer.prepare(t, ctx).turn for t in turns]
+    return [pt for pt in out if pt is not None]
+
+
+def test_preparation_carries_the_id_of_the_words_a_reply_answers() -> None:
+    ctx = FileContext()
+    first = prepared(turn("u1", "user", "hi"), turn("a1", "assistant", ASK),
+                     turn("u2", "user", "No."), ctx=ctx)
+    assert [pt.previous_assistant_id for pt in first] == [None, None, "a1"]
+    # Saved between runs (the watermark's reader state), and read back.
+    again, _ = FileContext.load(json.dumps({"context": ctx.dump()}))
+    [later] = prepared(turn("u3", "user", "No."), ctx=again)
+    assert (later.previous_assistant, later.previous_assistant_id) == (ASK, "a1")
+    # A context saved before the id was kept still loads: the words, and no id.
+    old, _ = FileContext.load(json.dumps({"context": {"previous_assistant": ASK,
+                                                      "fix_window": 0, "calls": {}}}))
+    [reply] = prepared(turn("u4", "user", "No."), ctx=old)
+    assert (reply.previous_assistant, reply.previous_assistant_id) == (ASK, None)
+
+
+def test_the_rules_cite_the_proposal_a_rejection_or_decision_answers() -> None:
+    ask = "I can add Redis as a cache. Should I set it up?"
+    turns = prepared(turn("a1", "assistant", ask), turn("u1", "user", "No."),
+                     turn("a2", "assistant", "Shall I ship the Hugo site on Friday?"),
+                     turn("u2", "user", "ok, go ahead"),
+                     turn("a3", "assistant", "Done, the report is in your inbox."),
+                     turn("u3", "user", "Never deploy on Fridays, by the way."))
+    out = LocalExtractor().extract(turns)
+    cited = {(s.category, s.source_entry, s.answers_entry) for s in out.state}
+    assert cited == {("rejected", "u1", "a1"), ("decision", "u2", "a2"),
+                     ("rejected", "u3", None)}  # "Done." proposed nothing
+    assert {(e.kind, e.source_entry, e.answers_entry) for e in out.episodes} == {
+        ("rejection", "u1", "a1"), ("decision", "u2", "a2"), ("rejection", "u3", None)}
+
+
+def test_a_rejection_only_the_classifier_read_cites_both_messages() -> None:
+    [_, pt] = prepared(turn("a7", "assistant", ASK),
+                       turn("u8", "user", "That's a no on the paid plan"))
+    one = Extraction()
+    LocalExtractor().extract_turn(pt, one)
+    assert one.state == []  # no phrase rule knows it
+    refine(pt, one, Verdict("rejected", 0.93, 0.93, 0.01), TH, 0.7)
+    [entry] = one.state
+    assert entry.summary == "Rejected: signing up for the paid newsletter plan"
+    assert (entry.source_entry, entry.answers_entry) == ("u8", "a7")
+    assert [(e.kind, e.answers_entry) for e in one.episodes] == [("rejection", "a7")]
+
+
+def _write(path: Path, rows: list[dict[str, Any]], mode: str = "w") -> None:
+    with path.open(mode, encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    os.utime(path, (1_700_000_000, 1_700_000_000))  # idle: its last message is read too
+
+
+def _message(i: int, role: str, content: str) -> dict[str, Any]:
+    return {"type": "message", "id": f"m{i}", "session": "s1", "role": role,
+            "ts": f"2026-03-01T10:00:{i:02d}Z", "content": content}
+
+
+def test_a_rejection_shows_both_messages_where_people_and_agents_read_it(
+        tmp_path: Path, home: Home, db: Database) -> None:
+    path = tmp_path / "session.jsonl"
+    _write(path, [_message(1, "user", "Can you tidy the newsletter settings?"),
+                  _message(2, "assistant", f"Tidied. {ASK}")])
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    steno.run(home, db, steno.Options(), extractor=LocalExtractor())
+    # The answer comes in a later run: the proposal's id was kept in between.
+    _write(path, [_message(3, "user", "No, not the paid plan.")], mode="a")
+    steno.run(home, db, steno.Options(), extractor=LocalExtractor())
+    [rej] = state.list_entries(db, state.StateFilter(category="rejected"))
+    assert (rej.source_entry, rej.answers_entry) == ("m3", "m2")
+    assert rej.cite == f"{path}#m3 (answers #m2)"
+    [ep] = [e for e in episodes.for_entry(db, "m3") if e.kind == "rejection"]
+    assert ep.answers_entry == "m2"
+
+    shown = run_cli("state", "show", str(rej.id), home=home)
+    assert shown.returncode == 0 and "answers_entry m2" in " ".join(shown.stdout.split())
+    as_json = json.loads(run_cli("state", "show", str(rej.id), "--json", home=home).stdout)
+    assert as_json["entry"]["answers_entry"] == "m2"
+
+    async def served() -> dict[str, Any]:
+        async with Client(build(home, use_service=False)) as client:
+            return payload(await client.call_tool("active_state", {}))
+
+    [item] = [i for i in anyio.run(served)["items"] if i["id"] == f"state:{rej.id}"]
+    assert item["cite"] == f"{path}#m3 (answers #m2)"
+    [hit] = [h for h in recall(home, "main", "paid plan", layer="state",
+                               embedder=None).hits if h.ref == f"state:{rej.id}"]
+    assert hit.message_ids == ["m3", "m2"] and "answers #m2" in hit.cite
+
+
+def test_the_migration_keeps_rows_and_answers_nothing_for_them(tmp_path: Path) -> None:
+    db = Database(tmp_path / "memory.db")
+    try:
+        db.migrate([m for m in MIGRATIONS if m[0] <= 7])
+        db.execute("INSERT INTO state(created_at, updated_at, agent, category, summary) "
+                   "VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'main', "
+                   "'rejected', 'no redis')")
+        db.migrate(MIGRATIONS)
+        [entry] = state.list_entries(db, state.StateFilter())
+        assert entry.summary == "no redis" and entry.answers_entry is None
+    finally:
+        db.close()
