@@ -3,8 +3,9 @@
 Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--markdown]
 
 1. Held-out (hand-written conversations never read by training or tuning): per label
-   precision / recall / F1 for the phrase rules alone, the classifier alone, and both;
-   the share of none-turns each captures; whether every entry cites its message.
+   precision / recall / F1 for the phrase rules alone, the classifier alone, and both
+   (everything recorded, review included), and of both what is served (active: what
+   agents are given, review excluded); the share of none-turns each captures.
 2. Reliability of the combined rejection and decision confidences on held-out.
 3. Cross-domain: for each of the six domains, a head trained on the other five (plus
    SGD train), measured on every hand-written turn of the sixth; and the shipped head on
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.classifier.corpus import DOMAINS, LABELS, Example, load  # noqa: E402
-from bench.classifier.evaluate import Score, rules_reading, scores  # noqa: E402
+from bench.classifier.evaluate import Score, citations, rules_reading, scores  # noqa: E402
 from bench.classifier.training import CachedEmbed, fit, matrix  # noqa: E402
 from memtui.extract.classify.head import Classifier, Head  # noqa: E402
 from memtui.extract.local import LocalExtractor  # noqa: E402
@@ -41,8 +42,9 @@ def readings(examples: list[Example], clf: Classifier) -> dict[str, list[tuple[s
     rules = [rules_reading(e) for e in examples]
     wired = LocalExtractor(classifier=clf)  # what the stenographer runs
     both = [rules_reading(e, wired) for e in examples]
+    served = [rules_reading(e, wired, served=True) for e in examples]
     alone = [(v.label, v.probability, v.label != "none") for v in verdicts]
-    return {"rules": rules, "classifier": alone, "both": both}
+    return {"rules": rules, "classifier": alone, "both": both, "both, served": served}
 
 
 def table(gold: list[str], by_method: dict[str, list[tuple[str, float, bool]]]) -> list[str]:
@@ -128,6 +130,9 @@ def main() -> None:
     print(f"## Held-out: {len(heldout)} hand-written turns, "
           f"{len({e.conv for e in heldout})} conversations\n")
     print("\n".join(table(gold, got)))
+    entries, own, answering = citations(heldout, LocalExtractor(classifier=clf))
+    print(f"\nCitations: {own} of {entries} entries cite their own turn; {answering} "
+          f"rejections and decisions also cite the proposal they answer.")
     print("\n## Reliability of the combined confidences (held-out)\n")
     print("\n".join(reliability(gold, got["both"])))
     sgd_test = [e for e in corpus if e.split == "sgd-test"]

@@ -115,8 +115,8 @@ def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
     """Rejection and decision precision / recall of the classifier alone and of both."""
     gold = [e.label for e in examples]
     rules = [rules_reading(e) for e in examples]
-    both = [both_label(r[0], r[1], v, thresholds)[0] for r, v in zip(rules, verdicts,
-                                                                     strict=True)]
+    both = [both_label(r[0], r[1], v, thresholds, e.prev)[0]
+            for r, v, e in zip(rules, verdicts, examples, strict=True)]
     nones = [i for i, g in enumerate(gold) if g == "none"]
     lines = []
     for name, pred in (("rules", [r[0] for r in rules]),
@@ -127,7 +127,24 @@ def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
         lines.append(f"  {name:<10} rejected P/R {rej.precision:.2f}/{rej.recall:.2f}  "
                      f"decision P/R {dec.precision:.2f}/{dec.recall:.2f}  "
                      f"none read as either {caught:.1%}")
+    # What only the classifier reads is served from ALONE_ACTIVE up: how often it is right.
+    lines.append("  what only the classifier read, right / read, by confidence:")
+    for label in ("rejected", "decision"):
+        cells = []
+        for lo, hi in ((0.0, 0.7), (0.7, 0.9), (0.9, 1.01)):
+            hits = [e.label == label for e, r, v in zip(examples, rules, verdicts, strict=True)
+                    if r[0] not in ("rejected", "decision")
+                    and lo <= _alone(r, v, thresholds, label, e.prev) < hi]
+            cells.append(f"{lo:.1f}-{min(hi, 1.0):.1f}: {sum(hits)}/{len(hits)}")
+        lines.append(f"    {label:<9} " + "  ".join(cells))
     return lines
+
+
+def _alone(rule: tuple[str, float, bool], verdict: Verdict, thresholds: dict[str, float],
+           label: str, previous: str) -> float:
+    """The confidence of ``label`` read by the classifier alone, -1 when not read."""
+    got, confidence = both_label(rule[0], rule[1], verdict, thresholds, previous)
+    return confidence if got == label else -1.0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from bench.classifier.corpus import LABELS, Example
 from memtui.extract.candidates import PreparedTurn
 from memtui.extract.classify.combine import combine
+from memtui.extract.classify.features import proposes
 from memtui.extract.classify.head import Verdict
 from memtui.extract.local import LocalExtractor
 from memtui.transcripts import Turn
@@ -20,12 +21,17 @@ def prepared(ex: Example) -> PreparedTurn:
     turn = Turn(id=ex.id, session=ex.conv, timestamp=None, role="user", text=ex.text,
                 source="corpus", line=0, offset=0, end_offset=0, format="corpus",
                 author="person")
-    return PreparedTurn(turn=turn, text=ex.text, previous_assistant=ex.prev)
+    return PreparedTurn(turn=turn, text=ex.text, previous_assistant=ex.prev,
+                        previous_assistant_id=f"{ex.id}/before" if ex.prev else None)
 
 
-def rules_reading(ex: Example, extractor: LocalExtractor | None = None) -> tuple[str, float, bool]:
-    """(label, confidence of it, whether anything at all was extracted)."""
+def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,
+                  served: bool = False) -> tuple[str, float, bool]:
+    """(label, confidence of it, whether anything at all was extracted). ``served``: read
+    only the entries that land active (what agents are given), not those for review."""
     out = (extractor or LocalExtractor()).extract([prepared(ex)])
+    if served:
+        out.state[:] = [s for s in out.state if s.status == "active"]
     found: dict[str, float] = {}
     for s in out.state:
         cat = "preference" if s.summary.startswith("Preference:") else (
@@ -40,13 +46,28 @@ def rules_reading(ex: Example, extractor: LocalExtractor | None = None) -> tuple
 
 
 def both_label(rule: str, rule_conf: float, verdict: Verdict,
-               thresholds: dict[str, float]) -> tuple[str, float]:
-    """The combined reading: rejection/decision from ``combine``, the rest from the rules."""
+               thresholds: dict[str, float], previous: str = "") -> tuple[str, float]:
+    """The combined reading: rejection/decision from ``combine``, the rest from the rules
+    (``previous``: the preceding turn)."""
     key = rule if rule in ("rejected", "decision") else None
-    outcome = combine(key, rule_conf, verdict, thresholds)
+    outcome = combine(key, rule_conf, verdict, thresholds, proposes(previous))
     if outcome.label is not None:
         return outcome.label, outcome.confidence
     return ("none", 0.0) if key is not None else (rule, rule_conf)
+
+
+def citations(examples: Sequence[Example], extractor: LocalExtractor) -> tuple[int, int, int]:
+    """(entries, entries citing their own turn, rejections and decisions read against a
+    preceding turn that also cite it)."""
+    entries = own = answering = 0
+    for ex in examples:
+        out = extractor.extract([prepared(ex)])
+        for s in out.state:
+            entries += 1
+            own += s.source_entry == ex.id
+            answering += s.category in ("rejected", "decision") and \
+                s.answers_entry == f"{ex.id}/before"
+    return entries, own, answering
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,17 @@ NONE = ["ok", "k", "thanks", "thank you!", "cool", "nice", "hm", "sure, whatever
         "sorry, was in a meeting", "haha", "fine.", "as if that would work",
         "oh great, another outage, just what I needed", "thanks, that's all",
         "no worries", "no problem", "no rush", "not bad", "never mind"]
+QUESTION = ["how long would {g} take?", "what would {g} cost us?", "is {g} reversible?",
+            "would {g} affect anything else?", "what's the risk with {g}?",
+            "did you already {v}?", "why do you want to {v}?", "when would you {v}?",
+            "what happens if we {v}?", "can you explain what {g} involves?",
+            "is that the only option?", "what's the alternative?", "how did you find that?",
+            "are the tests green?", "are we all done?", "is this used anywhere?",
+            "why are there two of them?", "which file is that in?", "did you update the docs?",
+            "what does the error say?", "how many are left?", "is it deployed yet?",
+            "where is that configured?", "what changed since yesterday?",
+            "could you show me the diff first?", "wait, what does {g} mean for the team?",
+            "any other issues like that?", "what was the root cause?"]
 NEUTRAL_PREV = ["Done. Anything else?", "Here's the summary you asked for.",
                 "I've finished the first pass.", "The job completed in 4 minutes.",
                 "I updated the file.", "Here are the numbers for last week.", ""]
@@ -134,11 +145,14 @@ def _noise(rng: random.Random, s: str) -> str:
     return s
 
 
-def generate(n_per_domain: int = 220, seed: int = 7) -> list[Example]:
+def generate(n_per_domain: int = 250, seed: int = 7) -> list[Example]:
     """About ``n_per_domain`` templated turns per domain, all for the train split."""
     rng = random.Random(seed)
     out: list[Example] = []
+    # Questions are what people send agents most, after instructions: asking about a
+    # proposal is not turning it down (a hand-written corpus of replies has few of them).
     mix = [("rejected", REJECT, 0.26), ("decision", DECIDE, 0.2), ("none", NONE, 0.16),
+           ("none", QUESTION, 0.12),
            ("task", TASK, 0.1), ("preference", PREFER, 0.05), ("fact", FACT, 0.06),
            ("learning", LEARN, 0.07), ("correction", CORRECT, 0.05),
            ("discovery", DISCOVER, 0.05)]
@@ -146,7 +160,8 @@ def generate(n_per_domain: int = 220, seed: int = 7) -> list[Example]:
         for i in range(n_per_domain):
             label, pool, _ = rng.choices(mix, weights=[m[2] for m in mix])[0]
             v, g = rng.choice(things)
-            asks = label in ("rejected", "decision") or rng.random() < 0.4
+            asks = label in ("rejected", "decision") or rng.random() < (
+                0.6 if pool is QUESTION else 0.4)
             prev = rng.choice(ASK).format(v=v) if asks else rng.choice(NEUTRAL_PREV)
             text = rng.choice(pool).format(v=v, g=g, r=rng.choice(REASONS), n=domain)
             if label == "none" and text.lower().startswith(("no worries", "no problem", "no rush")):

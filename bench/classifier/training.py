@@ -117,13 +117,16 @@ def fit_thresholds(dev: list[Example], verdicts: list[Verdict]) -> dict[str, flo
         return 2 * tp / max(1, pred.count(label) + gold.count(label))
 
     best: tuple[float, dict[str, float]] = (-1.0, {})
-    for rej in np.arange(0.3, 0.96, 0.05):
+    # From 0.5 up: with calibrated probabilities, anything recorded is more likely right
+    # than wrong (lower thresholds win a little recall on the corpus and fill a person's
+    # review with questions and instructions in real sessions).
+    for rej in np.arange(0.5, 0.96, 0.05):
         for veto in (0.0, 0.05, 0.1, 0.2, 0.3, 0.4):
-            for dec in np.arange(0.3, 0.96, 0.05):
+            for dec in np.arange(0.5, 0.96, 0.05):
                 th = {"rejected": round(float(rej), 2), "veto": veto,
                       "decision": round(float(dec), 2)}
-                pred = [both_label(r[0], r[1], v, th)[0]
-                        for r, v in zip(rules, verdicts, strict=True)]
+                pred = [both_label(r[0], r[1], v, th, e.prev)[0]
+                        for r, v, e in zip(rules, verdicts, dev, strict=True)]
                 captured = sum(pred[i] in ("rejected", "decision") for i in nones)
                 value = (f1(pred, "rejected") + f1(pred, "decision")
                          - captured / max(1, len(nones)))

@@ -258,7 +258,8 @@ class LocalExtractor:
         """The learned head read beside the rules ([extract] classifier; None: rules only)."""
         self.review_below = review_below
         """With the classifier, a rejection less sure than this waits for review (the
-        home's ``[maintenance] promote_min_confidence``)."""
+        home's ``[maintenance] promote_min_confidence``). The rules' own confidences are
+        fixed per phrase, not calibrated, so the rules alone never send one there."""
 
     def extract(self, turns: Sequence[PreparedTurn]) -> Extraction:
         if self.classifier is not None:

@@ -9,12 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memtui.extract.classify.apply import ALONE_ACTIVE
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import (
     LEXICAL_DIMS,
     context_of,
     features,
     lexical,
+    proposes,
     worth_embedding,
 )
 from memtui.extract.classify.head import WEIGHTS, Head, Verdict
@@ -176,6 +178,21 @@ def test_the_local_extractor_with_the_classifier_names_what_was_refused() -> Non
     rejected = [s for s in out.state if s.category == "rejected"]
     assert [s.summary for s in rejected] == ["Rejected: signing up for the paid newsletter plan"]
     assert rejected[0].source_entry == "m1" and ask in rejected[0].detail
-    assert rejected[0].status == "proposed"  # only the classifier read it: a person confirms
+    assert rejected[0].confidence >= ALONE_ACTIVE and rejected[0].status == "active"
     assert not [s for s in out.state if s.source_entry == "m2"]  # thanks is nothing
     assert [e.kind for e in out.episodes if e.source_entry == "m1"] == ["rejection"]
+
+
+def test_the_classifier_adds_a_rejection_only_after_an_offer() -> None:
+    """A refusal turns something down: after a report the same words only ask."""
+    assert combine(None, 0.0, v(0.93), TH, offered=True).label == "rejected"
+    assert combine(None, 0.0, v(0.93), TH, offered=False).label is None
+    # The rules' own reading does not depend on it.
+    assert combine("rejected", 0.9, v(0.93), TH, offered=False).label == "rejected"
+    for offer in ("Should I restart it?", "I'm going to split the module.", "I'd schedule "
+                  "the cutover for Saturday.", "Here's the draft.", "Option A or option B.",
+                  "Let me delete the old branch."):
+        assert proposes(offer), offer
+    for report in ("", "Done, the tests pass.", "I've created custom-light.json.",
+                   "Now find the second handler and add the same:"):
+        assert not proposes(report), report

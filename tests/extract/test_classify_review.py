@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memtui.extract.candidates import Extraction, PreparedTurn
 from memtui.extract.choose import make_extractor
-from memtui.extract.classify.apply import refine
+from memtui.extract.classify.apply import ALONE_ACTIVE, refine
 from memtui.extract.classify.head import Verdict
 from memtui.extract.local import LocalExtractor
 from memtui.home import Home
@@ -54,3 +54,37 @@ def test_a_strict_home_sends_even_sure_rejections_to_review(home: Home) -> None:
                             strict.review_below) == ["proposed"]
     assert rejections_after(said("Don't add Redis to the stack."), sure,
                             default.review_below) == ["active"]
+
+
+def test_what_only_the_classifier_read_is_served_only_when_very_sure() -> None:
+    """A refusal no phrase rule knows: at 0.8 it waits for a person, at 0.95 it is served;
+    a strict home's threshold above ``ALONE_ACTIVE`` still wins."""
+    pt = said("that's a hard pass from me")
+
+    def read_at(p: float, review_below: float = 0.7) -> list[tuple[str, str]]:
+        one = Extraction()
+        LocalExtractor().extract_turn(pt, one)
+        assert not [s for s in one.state if s.category == "rejected"]  # the rules miss it
+        refine(pt, one, Verdict("rejected", p, p, 0.01), TH, review_below)
+        return [(s.category, s.status) for s in one.state]
+
+    assert ALONE_ACTIVE == 0.9
+    assert read_at(0.8) == [("rejected", "proposed")]
+    assert read_at(0.95) == [("rejected", "active")]
+    assert read_at(0.95, review_below=0.97) == [("rejected", "proposed")]
+
+
+def test_a_question_the_classifier_alone_reads_is_never_served() -> None:
+    """'why are there two handlers?' is asked, not refused: however sure the head is, it
+    waits in review; a question is never filed as a decision."""
+    pt = said("why are there two subscription handlers?")
+
+    def read_as(verdict: Verdict) -> list[tuple[str, str]]:
+        one = Extraction()
+        LocalExtractor().extract_turn(pt, one)
+        refine(pt, one, verdict, TH, 0.7)
+        return [(s.category, s.status) for s in one.state if s.category in
+                ("rejected", "decision")]
+
+    assert read_as(Verdict("rejected", 0.98, 0.98, 0.01)) == [("rejected", "proposed")]
+    assert read_as(Verdict("decision", 0.98, 0.01, 0.98)) == []

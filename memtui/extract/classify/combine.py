@@ -3,7 +3,11 @@
 The phrase rules stay the first reader; the classifier's calibrated probabilities then
 
 - **add** a rejection the rules missed when P(rejected) reaches ``rejected``
-  ("that's a no on the paid plan", a refusal hidden behind a reason);
+  ("that's a no on the paid plan", a refusal hidden behind a reason), and only when the
+  preceding turn offered something to turn down (``features.proposes``): a question,
+  an intent, options or a draft. After a report ("Done, tests pass."), "why are there
+  two handlers?" asks; it refuses nothing. (On the non-held-out corpus 9 in 10 refusals
+  follow such a turn; the rules still read the others.)
 - **veto** a rule's rejection when P(rejected) is below ``veto`` and the classifier reads
   the turn as noise, a correction or an approval ("no worries", "no wait, the staging
   one", sarcasm). A prohibition it reads as a standing instruction or a preference
@@ -39,9 +43,10 @@ class Outcome:
 
 
 def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
-            thresholds: dict[str, float]) -> Outcome:
+            thresholds: dict[str, float], offered: bool = True) -> Outcome:
     """The turn's rejection/decision reading given the rules' (``rule``: the strongest
-    category the rules found in it, or None) and the classifier's."""
+    category the rules found in it, or None) and the classifier's. ``offered``: the
+    preceding turn offered something to turn down."""
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     if rule == "rejected":
         if verdict.rejected < t["veto"] and verdict.label in VETOING:
@@ -51,7 +56,7 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
         agree = verdict.rejected >= 0.5
         return Outcome("rejected", max(verdict.rejected, rule_confidence) if agree
                        else rule_confidence, "both" if agree else "rules")
-    if verdict.rejected >= t["rejected"]:
+    if verdict.rejected >= t["rejected"] and offered:
         return Outcome("rejected", verdict.rejected, "classifier")
     if rule == "decision":
         agree = verdict.decision >= 0.5

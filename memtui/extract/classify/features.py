@@ -30,6 +30,12 @@ CONTEXT_CHARS = 300
 ASKING = re.compile(
     r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
     r"i could|i can|i'd suggest|i suggest|i propose|how about|plan:)", re.I)
+PROPOSING = re.compile(
+    ASKING.pattern + r"|\b(?:i'm (?:going to|about to|thinking of|planning to)|i am going to|"
+    r"i'll|i will|i'd|i would|i want to|let me|we could|could|option|plan|propose|suggest|"
+    r"recommend|draft(?:ed)?|here's|here is)\b", re.I)
+"""An agent's turn that offers something a reply can turn down: a question, an intent
+("I'm going to …", "I'd …", "let me …"), a suggestion, options or a draft."""
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 LEXICAL_DIMS = 2048
 _TOKENS = re.compile(r"[\w']+|[^\w\s]")
@@ -63,6 +69,11 @@ def lexical(text: str, dims: int = LEXICAL_DIMS) -> list[int]:
     grams = [*toks, *(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False))]
     grams += [f"^{' '.join(toks[:n])}" for n in (1, 2) if len(toks) >= n]
     return sorted({zlib.crc32(f"t:{g}".encode()) % dims for g in grams})
+
+
+def proposes(previous: str) -> bool:
+    """Whether the preceding turn offers anything to turn down (``PROPOSING``)."""
+    return bool(previous) and PROPOSING.search(clean(previous)) is not None
 
 
 def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed,
