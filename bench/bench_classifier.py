@@ -91,7 +91,7 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head) -> li
         x, y = matrix(train, embed)
         w, b = fit(x, y)
         head = Head(LABELS, w, b, shipped.temperature, shipped.thresholds, shipped.model,
-                    shipped.lexical_dims)
+                    shipped.buckets)
         clf = Classifier(embed=embed, head=head)
         got = readings([_unsplit(e) for e in test], clf)
         gold = [e.label for e in test]

@@ -42,7 +42,7 @@ from bench.classifier.training import (  # noqa: E402
     matrix,
     sample_weights,
 )
-from memtui.extract.classify.features import LEXICAL_DIMS  # noqa: E402
+from memtui.extract.classify.features import BUCKETS  # noqa: E402
 from memtui.extract.classify.head import WEIGHTS, Verdict, softmax  # noqa: E402
 
 MANIFEST = ROOT / "memtui/extract/classify/head-manifest.json"
@@ -92,7 +92,8 @@ def main() -> None:
     names = sorted(thresholds)
     np.savez_compressed(WEIGHTS, labels=np.array(LABELS), w=w.astype(np.float16), b=b,
                         temperature=np.float32(temperature), model=np.array(MODEL),
-                        lexical_dims=np.int32(LEXICAL_DIMS),
+                        buckets=np.array([BUCKETS.words, BUCKETS.chars, BUCKETS.asked],
+                                         dtype=np.int32),
                         threshold_names=np.array(names),
                         thresholds=np.array([thresholds[k] for k in names], dtype=np.float32))
     digest = hashlib.sha256("\n".join(sorted(e.id for e in corpus)).encode()).hexdigest()

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from memtui.extract.classify.apply import ALONE_ACTIVE
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import (
+    BUCKETS,
     LEXICAL_DIMS,
+    Buckets,
+    characters,
     context_of,
     features,
     lexical,
@@ -94,11 +97,19 @@ def test_features_pair_the_turn_with_its_context() -> None:
     np = pytest.importorskip("numpy")
     table = {"a": np.array([1.0, 0.0]), "b": np.array([0.0, 1.0])}
     x = features(["a", "a"], ["b", ""], lambda texts: np.vstack([table[t] for t in texts]))
-    assert x.shape == (2, 7 + LEXICAL_DIMS)
+    assert x.shape == (2, 7 + BUCKETS.total)
     assert x[0, :7].tolist() == [1, 0, 0, 1, 0, 0, 1]
     assert x[1, :7].tolist() == [1, 0, 0, 0, 0, 0, 0]
-    words = x[0, 7:]  # "a": the word and the opening word, L2-normalised
-    assert np.count_nonzero(words) == 2 and abs(float(np.linalg.norm(words)) - 1.0) < 1e-6
+    words, chars, asked = np.split(x[:, 7:], [BUCKETS.words, BUCKETS.words + BUCKETS.chars],
+                                   axis=1)
+    assert np.count_nonzero(words[0]) == 2  # "a": the word and the opening word
+    assert np.count_nonzero(chars[0]) == 1  # " a ": one 3-gram, too short for a 4-gram
+    for block in (words[0], chars[0], asked[0]):  # each L2-normalised
+        assert abs(float(np.linalg.norm(block)) - 1.0) < 1e-6
+    assert not asked[1].any()  # no context: no words of it
+    old = features(["a"], ["b"], lambda texts: np.vstack([table[t] for t in texts]),
+                   Buckets(16, 0, 0))
+    assert old.shape == (1, 7 + 16)  # a head fitted without a block reads without it
 
 
 def test_the_hashed_words_carry_the_stance_not_the_topic() -> None:
@@ -115,14 +126,18 @@ def test_hashed_words_are_buckets_of_the_vector(text: str) -> None:
     assert buckets == sorted(set(buckets)) == lexical(text)
     assert all(0 <= b < LEXICAL_DIMS for b in buckets)
     assert bool(buckets) == bool(text.split() and any(not c.isspace() for c in text))
+    grams = characters(text, BUCKETS.chars)
+    assert grams == sorted(set(grams)) and all(0 <= b < BUCKETS.chars for b in grams)
+    assert characters(text.upper(), BUCKETS.chars) == characters(text.lower(), BUCKETS.chars) \
+        or not text.isascii()  # case folds (outside ASCII, upper() may change the length)
 
 
 def test_the_shipped_head_is_small_and_never_saw_the_held_out_split() -> None:
     head = Head.load()
     assert head.labels[:2] == ("rejected", "decision") and "none" in head.labels
-    assert WEIGHTS.stat().st_size < 100_000
+    assert WEIGHTS.stat().st_size < 128_000
     assert set(head.thresholds) == {"rejected", "veto", "decision"}
-    assert head.lexical_dims == LEXICAL_DIMS and head.w.shape[0] == 3 * 384 + 1 + LEXICAL_DIMS
+    assert head.buckets == BUCKETS and head.w.shape[0] == 3 * 384 + 1 + BUCKETS.total
     manifest = json.loads(WEIGHTS.with_name("head-manifest.json").read_text())
     from bench.classifier.corpus import load
 

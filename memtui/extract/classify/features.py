@@ -1,15 +1,22 @@
 """What the classifier reads: a cheap filter, the turn's context, and the feature vector.
 
-The feature vector of a turn is ``[t, c, t * c, has_context, words]``: ``t`` the
-embedding of the turn, ``c`` that of its context (the proposal or question the turn
-answers: the last asking sentence of the preceding turn, else its last two sentences),
-both L2-normalised MiniLM vectors. The product lets a linear head see agreement between
-the two ("no" after "should I ...?" is not "no" after "Done."). ``words`` are the turn's
-words and word pairs hashed into ``LEXICAL_DIMS`` buckets: a sentence embedding is mostly
-about the topic, so "don't restart the pod" and "restart the pod" sit close together;
-the words carry the stance ("hold off", "rather not", "go ahead") whatever the topic.
-Measured out of fold on the corpus, they lift rejection recall by about a fifth
-(``bench/train_classifier.py``).
+The feature vector of a turn is ``[t, c, t * c, has_context, words, chars, asked]``:
+
+- ``t`` the embedding of the turn, ``c`` that of its context (the proposal or question
+  the turn answers: the last asking sentence of the preceding turn, else its last two
+  sentences), both L2-normalised MiniLM vectors. The product lets a linear head see
+  agreement between the two ("no" after "should I ...?" is not "no" after "Done.").
+- ``words``: the turn's words, word pairs and opening words, ``chars``: its character
+  3- and 4-grams, ``asked``: the context's words, each hashed into buckets
+  (``Buckets``) and L2-normalised. A sentence embedding is mostly about the topic, so
+  "don't restart the pod" and "restart the pod" sit close together; the words carry the
+  stance ("hold off", "rather not", "go ahead") whatever the topic, the character grams
+  survive typos and word forms ("dont", "nope", "nah"), and the context's words say
+  what kind of turn is being answered (an offer, a report, a question).
+
+Measured out of fold on the corpus (``bench/train_classifier.py``): the words lifted the
+head's rejection recall from 0.64 to 0.87; the character grams and the context's words
+then its macro F1 over the nine labels from 0.72 to 0.78.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memtui.text import clean, sentences, shorten
@@ -37,8 +45,24 @@ PROPOSING = re.compile(
 """An agent's turn that offers something a reply can turn down: a question, an intent
 ("I'm going to …", "I'd …", "let me …"), a suggestion, options or a draft."""
 _WORDS = re.compile(r"[^\W\d_]{2,}")
-LEXICAL_DIMS = 2048
 _TOKENS = re.compile(r"[\w']+|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """How many hashed buckets each block of words gets (0: the block is absent)."""
+
+    words: int = 2048
+    chars: int = 2048
+    asked: int = 1024
+
+    @property
+    def total(self) -> int:
+        return self.words + self.chars + self.asked
+
+
+BUCKETS = Buckets()
+LEXICAL_DIMS = BUCKETS.words
 
 Embed = Callable[[Sequence[str]], "np.ndarray"]
 """Texts in, one L2-normalised row each out."""
@@ -62,13 +86,24 @@ def context_of(previous: str) -> str:
     return shorten(" ".join(parts[-2:]), CONTEXT_CHARS)
 
 
-def lexical(text: str, dims: int = LEXICAL_DIMS) -> list[int]:
-    """The buckets of the turn's words, word pairs and opening words (hashing is crc32,
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKENS.findall(text.replace("’", "'"))]
+
+
+def lexical(text: str, dims: int = LEXICAL_DIMS, prefix: str = "t") -> list[int]:
+    """The buckets of the text's words, word pairs and opening words (hashing is crc32,
     the same in every process and on every machine)."""
-    toks = [t.lower() for t in _TOKENS.findall(text.replace("’", "'"))]
+    toks = _tokens(text)
     grams = [*toks, *(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False))]
     grams += [f"^{' '.join(toks[:n])}" for n in (1, 2) if len(toks) >= n]
-    return sorted({zlib.crc32(f"t:{g}".encode()) % dims for g in grams})
+    return sorted({zlib.crc32(f"{prefix}:{g}".encode()) % dims for g in grams})
+
+
+def characters(text: str, dims: int) -> list[int]:
+    """The buckets of the text's character 3- and 4-grams (lower case, spaces folded)."""
+    folded = " " + " ".join(_tokens(text)) + " "
+    grams = {folded[i:i + n] for n in (3, 4) for i in range(len(folded) - n + 1)}
+    return sorted({zlib.crc32(f"c:{g}".encode()) % dims for g in grams})
 
 
 def proposes(previous: str) -> bool:
@@ -77,7 +112,7 @@ def proposes(previous: str) -> bool:
 
 
 def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed,
-             lexical_dims: int = LEXICAL_DIMS) -> np.ndarray:
+             buckets: Buckets = BUCKETS) -> np.ndarray:
     """One feature row per (turn, context) pair; each distinct string embedded once."""
     import numpy as np
 
@@ -92,12 +127,20 @@ def features(texts: Sequence[str], contexts: Sequence[str], embed: Embed,
         if ctx:
             c[row] = vectors[index[ctx]]
             has[row] = 1.0
-    words = np.zeros((len(texts), lexical_dims), dtype=np.float32)
-    for row, text in enumerate(texts):
-        buckets = lexical(text, lexical_dims)
-        if buckets:  # L2-normalised, like the embeddings beside it
-            words[row, buckets] = 1.0 / float(np.sqrt(len(buckets)))
-    return np.hstack([t, c, t * c, has, words]).astype(np.float32)
+    blocks = [(buckets.words, texts, lambda x, n: lexical(x, n)),
+              (buckets.chars, texts, characters),
+              (buckets.asked, contexts, lambda x, n: lexical(x, n, "p"))]
+    hashed = []
+    for n, source, buckets_of in blocks:
+        if not n:
+            continue
+        block = np.zeros((len(texts), n), dtype=np.float32)
+        for row, text in enumerate(source):
+            on = buckets_of(text, n) if text else []
+            if on:  # L2-normalised, like the embeddings beside it
+                block[row, on] = 1.0 / float(np.sqrt(len(on)))
+        hashed.append(block)
+    return np.hstack([t, c, t * c, has, *hashed]).astype(np.float32)
 
 
 def model_embed(model: str = "all-MiniLM-L6-v2") -> Embed:

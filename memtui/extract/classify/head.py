@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.extract.classify.features import Embed, context_of, features, model_embed
+from memtui.extract.classify.features import (
+    Buckets,
+    Embed,
+    context_of,
+    features,
+    model_embed,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,8 +46,8 @@ class Head:
     temperature: float
     thresholds: dict[str, float]
     model: str
-    lexical_dims: int = 0
-    """Buckets of the hashed words in the feature vector (``features.lexical``)."""
+    buckets: Buckets = Buckets(0, 0, 0)
+    """The hashed blocks of the feature vector the weights were fitted with."""
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> Head:
@@ -57,7 +63,8 @@ class Head:
                        thresholds=dict(zip(names, (float(v) for v in z["thresholds"]),
                                            strict=True)),
                        model=str(z["model"]),
-                       lexical_dims=int(z["lexical_dims"]) if "lexical_dims" in z else 0)
+                       buckets=Buckets(*(int(n) for n in z["buckets"])) if "buckets" in z
+                       else Buckets(0, 0, 0))
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         return softmax((x @ self.w + self.b) / self.temperature)
@@ -97,7 +104,7 @@ class Classifier:
         head = self.head
         assert self._embed is not None
         x = features([t for _, t in pairs], [context_of(p) for p, _ in pairs], self._embed,
-                     head.lexical_dims)
+                     head.buckets)
         probs = head.probabilities(x)
         rej, dec = head.labels.index("rejected"), head.labels.index("decision")
         out = []
