@@ -175,3 +175,26 @@ def test_relevance_fast_path_agrees_with_full_tokenising(action: str, other: str
     stems = set(text.keywords(action))
     full = len(stems & set(text.keywords(other))) / len(stems) if stems else 0.0
     assert _relevance(stems, other) == full
+
+
+def test_an_unconfirmed_refusal_warns_only_when_it_matches(seeded: Home, db: Database) -> None:
+    """A rejection waiting in review (the extractor was unsure) still warns before the
+    action it may forbid, marked as unconfirmed; it never shows for unrelated actions,
+    and once a person rejects it in review it is gone."""
+    from memtui.serving.gates import UNCONFIRMED
+    from memtui.stores import review
+
+    [entry_id] = st.add_many(db, [st.NewState(
+        agent="ops", category="rejected", domain="cache", status="proposed",
+        confidence=0.6, summary="Rejected: bumping the redis memory limit")], actor="test")
+    by = {s.name: [i.text for i in s.items]
+          for s in pre_gate(seeded, db, "ops", "bump the redis memory limit").sections}
+    assert any(t.startswith(UNCONFIRMED) and "redis memory" in t for t in by["rejections"])
+    assert not any(t.startswith(UNCONFIRMED) and "Thursday" in t for t in by["rejections"])
+    by = {s.name: [i.text for i in s.items]
+          for s in pre_gate(seeded, db, "ops", "deploy to production").sections}
+    assert not any("redis" in t for t in by["rejections"])
+    review.reject(db, entry_id, actor="test")  # the person says it was no refusal
+    by = {s.name: [i.text for i in s.items]
+          for s in pre_gate(seeded, db, "ops", "bump the redis memory limit").sections}
+    assert not any("redis" in t for t in by["rejections"])

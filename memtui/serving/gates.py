@@ -148,16 +148,25 @@ def _ranked(items: list[GateItem], limit: int) -> list[GateItem]:
     return sorted(items, key=lambda i: -i.relevance)[:limit]
 
 
+UNCONFIRMED = "possibly declined, awaiting review: "
+"""How a rejection nobody confirmed yet (status ``proposed``) is shown: the extractor was
+unsure, but acting on what a person may have refused costs more than a line."""
+
+
 def _rejections(db: Database, agent: str, stems: set[str], limit: int) -> GateSection:
     items = []
     for r in state_store.recent(db, category="rejected",
-                                statuses=state_store.REJECTION_STATUSES, limit=500):
+                                statuses=(*state_store.REJECTION_STATUSES, "proposed"),
+                                limit=500):
         rel = _relevance(stems, r.summary, r.detail, r.domain)
         own = r.agent == agent
-        if rel == 0 and not own:
-            continue  # another agent's unrelated refusal is noise here
-        items.append(GateItem(r.summary + (f" ({r.detail})" if r.detail else ""),
-                              f"state:{r.id}", rel + (0.05 if own else 0.0), REJECTION + rel))
+        unsure = r.status == "proposed"
+        if rel == 0 and (unsure or not own):
+            continue  # an unrelated unconfirmed or other agent's refusal is noise here
+        text = r.summary + (f" ({r.detail})" if r.detail else "")
+        items.append(GateItem(UNCONFIRMED + text if unsure else text, f"state:{r.id}",
+                              rel + (0.05 if own else 0.0) - (0.1 if unsure else 0.0),
+                              REJECTION + rel - (0.5 if unsure else 0.0)))
     return GateSection("rejections", TITLES["rejections"], _ranked(items, limit))
 
 
