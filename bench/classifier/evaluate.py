@@ -33,7 +33,11 @@ def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,
     if served:
         out.state[:] = [s for s in out.state if s.status == "active"]
     found: dict[str, float] = {}
+    standing = {s.summary for s in out.state if s.category == "learning"} & {
+        s.summary for s in out.state if s.category == "decision"}
     for s in out.state:
+        if s.category == "decision" and s.summary in standing:
+            continue  # a standing instruction, filed as both: the corpus labels it learning
         cat = "preference" if s.summary.startswith("Preference:") else (
             "fact" if s.category == "context" else s.category)
         found[cat] = max(found.get(cat, 0.0), s.confidence)

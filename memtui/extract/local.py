@@ -215,6 +215,9 @@ _STANDING = _rx(
     r"|\b(?:stays?|must stay|should stay|go(?:es)? out|must be|should be) (?:under|within|below|"
     r"at most|before|after)\b"
 )
+_FROM_NOW = _rx(r"\b(?:from now on|going forward|from today on|from here on|starting (?:today|"
+               r"now|tomorrow|next week|monday)|henceforth)\b")
+"""A standing instruction set for the future: a decision as well as a lesson."""
 _DECIDE_START = _rx(r"^(?:stay on|stick with|use|go with|make it|switch to|keep using)\b")
 _TASK_ANY = _rx(r"\b(?:todo|to-do|remind me to|don'?t forget to|action item)\b")
 _PROBLEM = _rx(
@@ -362,6 +365,12 @@ class LocalExtractor:
                 task_done = True
             entry = self._state(pt, category, summary, s, confidence)
             out.state.append(entry)
+            if category == "learning" and _FROM_NOW.search(s):
+                # "From now on we deploy on Tuesdays" is decided today and kept as a rule:
+                # the learning becomes the rule, the decision dates it.
+                category, entry = "decision", self._state(pt, "decision", summary, s,
+                                                          confidence)
+                out.state.append(entry)
             if category in ("decision", "rejected"):
                 entry.answers_entry = answered(pt)
                 kind = "decision" if category == "decision" else "rejection"

@@ -224,3 +224,20 @@ def test_a_refused_tool_use_is_a_short_summary_without_the_harness_text() -> Non
     refused = ResultView("c1", "Bash", said, True, True, call)
     [rej] = LocalExtractor().extract([turn("", role="tool", results=(refused,))]).state
     assert rej.detail == "use the dev server on port 4001 instead"
+
+
+@pytest.mark.parametrize("text", [
+    "from now on partition new tables by event date",
+    "Going forward, every service gets a canary stage.",
+    "from now on, the weekly report goes out at 9:00 on mondays",
+])
+def test_a_standing_instruction_is_a_learning_and_a_dated_decision(text: str) -> None:
+    """The learning becomes a rule; the decision records that it was decided, and when."""
+    out = LocalExtractor().extract([turn(text)])
+    assert sorted(s.category for s in out.state) == ["decision", "learning"]
+    assert len({s.summary for s in out.state}) == 1
+    assert [e.kind for e in out.episodes] == ["decision"]
+
+
+def test_a_lesson_without_a_from_now_on_stays_a_learning() -> None:
+    assert categories("always run the migrations on a copy first") == ["learning"]

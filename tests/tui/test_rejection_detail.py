@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import Static
 
 from memtui.home import Home
-from memtui.stores import state
+from memtui.stores import review, state
 from memtui.stores.state import StateEntry
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import TextScreen
@@ -18,9 +18,21 @@ pytestmark = pytest.mark.anyio
 
 
 def _answering(home: Home, status: str) -> StateEntry:
-    entries = _read(home, lambda db: state.list_entries(db, state.StateFilter(
-        category="rejected", status=status, limit=500)))
-    return next(e for e in entries if e.answers_entry)
+    """A rejection of ``status`` that cites the proposal it answers; for ``proposed``, the
+    demo's own if extraction left one in review, else an active one sent there (which
+    ones the extractor is unsure of moves with its classifier)."""
+    def find(wanted: str) -> StateEntry | None:
+        entries = _read(home, lambda db: state.list_entries(db, state.StateFilter(
+            category="rejected", status=wanted, limit=500)))
+        return next((e for e in entries if e.answers_entry), None)
+
+    entry = find(status)
+    if entry is None and status == "proposed":
+        active = find("active")
+        assert active is not None
+        entry = _read(home, lambda db: review.propose(db, active.id, actor="tui"))
+    assert entry is not None
+    return entry
 
 
 async def _detail(home: Home, entry: StateEntry, keys: tuple[str, ...], rows: str) -> str:
