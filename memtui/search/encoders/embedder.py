@@ -218,30 +218,56 @@ class LocalEmbedder:
         uncased and the tokenizer drops spacing, so "When did Ana…" and "when did ana …"
         share one vector (tokenising is far cheaper than a forward pass).
         """
+        return self._query_vectors([text], batched=False)[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """``embed_query`` of many short texts [texts, dims], with the same cache; the
+        texts not cached go through the query encoder's batched path together."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return np.vstack(self._query_vectors(texts, batched=True))
+
+    def _query_vectors(self, texts: Sequence[str], *, batched: bool) -> list[np.ndarray]:
+        """The cached or freshly computed (then cached) vector of each text."""
         cache = self._query_cache
+        out: list[np.ndarray | None] = [None] * len(texts)
         with self._cache_lock:
-            cached = cache.get(text)
-            if cached is not None:
-                cache.move_to_end(text)
-                return cached
+            for row, text in enumerate(texts):
+                out[row] = cache.get(text)
+                if out[row] is not None:
+                    cache.move_to_end(text)
+        missing = [row for row, vector in enumerate(out) if vector is None]
+        if not missing:
+            return [v for v in out if v is not None]
         encoder = self.query_encoder()
-        keys: list[str | tuple[int, ...]] = [text]
+        fresh: dict[str | tuple[int, ...], np.ndarray] = {}  # every key of a new vector
         if encoder is not None:
-            ids = tuple(encoder.token_ids(text))
-            keys.append(ids)
+            pieces = {texts[row]: tuple(encoder.token_ids(texts[row])) for row in missing}
             with self._cache_lock:
-                cached = cache.get(ids)
-            vector = cached if cached is not None else encoder.encode_ids(ids)
+                known = {ids: cache[ids] for ids in pieces.values() if ids in cache}
+            todo = list(dict.fromkeys(ids for ids in pieces.values() if ids not in known))
+            if batched:
+                computed = dict(zip(todo, encoder.encode_many(todo), strict=True))
+            else:
+                computed = {ids: encoder.encode_ids(ids) for ids in todo}
+            for text, ids in pieces.items():
+                fresh[text] = fresh[ids] = known[ids] if ids in known else computed[ids]
         else:
-            vector = self.embed_documents([text])[0]
-        vector.setflags(write=False)
+            todo_texts = list(dict.fromkeys(texts[row] for row in missing))
+            fresh.update(zip(todo_texts, self.embed_documents(todo_texts), strict=True))
+        for vector in fresh.values():
+            vector.setflags(write=False)
         with self._cache_lock:
-            for key in keys:
+            for key, vector in fresh.items():
                 cache[key] = vector
                 cache.move_to_end(key)
             while len(cache) > 2 * QUERY_CACHE_SIZE:
                 cache.popitem(last=False)
-        return vector
+        for row in missing:
+            out[row] = fresh[texts[row]]
+        return [v for v in out if v is not None]
 
     def query_encoder(self) -> Any:
         """The fast query encoder for this model (no torch, loads quickly), or None.

@@ -220,3 +220,11 @@ class NumpyEncoder:
         norm = float(np.linalg.norm(vec))
         out: np.ndarray = (vec / max(norm, 1e-12)).astype(np.float32)
         return out
+
+    def encode_many(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+        """``encode_ids`` of many tokenised texts, one row each [texts, hidden] (numpy
+        gains nothing from batching a dozen tokens: one at a time)."""
+        out = np.zeros((len(batch), self.hidden), dtype=np.float32)
+        for row, ids in enumerate(batch):
+            out[row] = self.encode_ids(ids)
+        return out
