@@ -147,17 +147,21 @@ def model_embed(model: str = "all-MiniLM-L6-v2") -> Embed:
     """Embedding with the search embedder memtui already shares in this process.
 
     Short texts go through its fast query encoder (ONNX Runtime or numpy, no torch), the
-    same vectors at training and at extraction time.
+    same vectors at training and at extraction time, many at a time (``embed_queries``:
+    texts of one length share a run) where the embedder offers it.
     """
     from memtui.search.encoders.embedder import get_embedder
 
     embedder = get_embedder("local", model)
+    many = getattr(embedder, "embed_queries", None)
 
     def embed(texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
         if not texts:
             return np.zeros((0, embedder.dims), dtype=np.float32)
+        if many is not None:
+            return np.asarray(many(texts), dtype=np.float32)
         return np.vstack([embedder.embed_query(t) for t in texts])
 
     return embed
