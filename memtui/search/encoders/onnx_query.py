@@ -231,6 +231,7 @@ class OnnxEncoder(NumpyEncoder):
             raise ValueError(f"unknown query precision {precision!r}: expected one of "
                              f"{', '.join(PRECISIONS)}")
         self.precision = precision
+        self._threads = max(1, min(threads, os.cpu_count() or 1))
         self._options = session_options(threads)
         self.cache_path = self._cache_path(cache_dir)
         self.batched_cache_path = self._cache_path(cache_dir, batched=True)
@@ -240,20 +241,25 @@ class OnnxEncoder(NumpyEncoder):
         self._limiter = contextlib.nullcontext()
 
     def _open(self, batched: bool) -> tuple[Any, bool]:
-        """A session of the graph, the cached one when it loads: (session, from cache)."""
+        """A session of the graph, the cached one when it loads: (session, from cache).
+
+        The batched graph's session runs on one thread: ``encode_many`` runs it from
+        ``threads`` threads at once (its hundreds of small nodes would otherwise each
+        wait for the helper threads)."""
         import onnxruntime as ort
 
         path = self.batched_cache_path if batched else self.cache_path
+        options = session_options(1) if batched else self._options
         graph = _read(path)
         try:
-            session = ort.InferenceSession(graph or self._build(batched), self._options,
+            session = ort.InferenceSession(graph or self._build(batched), options,
                                            providers=["CPUExecutionProvider"])
             return session, graph is not None
         except Exception as exc:  # noqa: BLE001 - a damaged cache file: build afresh
             if graph is None:
                 raise
             log.warning("query encoder cache %s unusable (%s): rebuilding", path, exc)
-            return ort.InferenceSession(self._build(batched), self._options,
+            return ort.InferenceSession(self._build(batched), options,
                                         providers=["CPUExecutionProvider"]), False
 
     def _cache_path(self, cache_dir: Path | None, *, batched: bool = False) -> Path | None:
@@ -307,31 +313,47 @@ class OnnxEncoder(NumpyEncoder):
         return pooled
 
     def encode_many(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
-        """``encode_ids`` of many tokenised texts [texts, hidden], texts of one length
-        batched into one run of the batched graph (built or loaded on first use).
-
-        A text alone at its length, or longer than ``max_tokens`` (windowed), takes
-        ``encode_ids``. The rows equal ``encode_ids``'s to float rounding of the mean.
+        """``encode_ids`` of many tokenised texts [texts, hidden]: texts of one length
+        share a run of the batched graph (built or loaded on first use), ``threads`` runs
+        at a time. A text longer than ``max_tokens`` is windowed by ``encode_ids``. The
+        rows equal ``encode_ids``'s up to the float rounding of the mean.
         """
         out = np.zeros((len(batch), self.hidden), dtype=np.float32)
         by_length: dict[int, list[int]] = {}
         for row, ids in enumerate(batch):
             by_length.setdefault(len(ids), []).append(row)
-        for n, rows in by_length.items():
+        runs: list[list[int]] = []
+        for n, rows in sorted(by_length.items(), reverse=True):
+            if n > self.max_tokens:
+                for row in rows:
+                    out[row] = self.encode_ids(batch[row])
+                continue
             step = max(1, BATCH_TOKENS // n)
-            for start in range(0, len(rows), step):
-                part = rows[start:start + step]
-                if len(part) == 1 or n > self.max_tokens:
-                    for row in part:
-                        out[row] = self.encode_ids(batch[row])
-                    continue
-                x = np.stack([self._embedding_sum(list(batch[row])) for row in part])
-                with self._lock:
-                    if self._batched is None:
-                        self._batched = self._open(batched=True)[0]
-                    pooled: np.ndarray = self._batched.run(["pooled"], {"x": x})[0]
-                norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-                out[part] = pooled / np.maximum(norms, 1e-12)
+            runs += [rows[start:start + step] for start in range(0, len(rows), step)]
+        if not runs:
+            return out
+        with self._lock:
+            if self._batched is None:
+                self._batched = self._open(batched=True)[0]
+            session = self._batched
+
+        def run(rows: list[int]) -> None:
+            x = np.stack([self._embedding_sum(list(batch[row])) for row in rows])
+            pooled: np.ndarray = session.run(["pooled"], {"x": x})[0]
+            out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True),
+                                            1e-12)
+
+        if self._threads == 1 or len(runs) == 1:
+            for rows in runs:
+                run(rows)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            # the largest runs first, so that neither thread is left with a long one
+            runs.sort(key=lambda rows: -len(rows) * len(batch[rows[0]]))
+            with ThreadPoolExecutor(self._threads, thread_name_prefix="memtui-encode") as pool:
+                for _ in pool.map(run, runs):
+                    pass
         return out
 
 
