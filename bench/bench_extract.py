@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.classifier.corpus import CODES  # noqa: E402
 from memtui.extract import stenographer as steno  # noqa: E402
 from memtui.extract.choose import load_capture_policy  # noqa: E402
 from memtui.extract.local import LocalExtractor  # noqa: E402
@@ -89,7 +90,7 @@ def conversation_transcripts(folder: Path, copies: int) -> None:
     lines = (ROOT / "bench/data/extract-corpus/hand").glob("*.txt")
     turns = [(("assistant", line[2:]) if line.startswith("> ") else ("user", line[2:]))
              for path in sorted(lines) for line in path.read_text(encoding="utf-8").splitlines()
-             if line[:2] == "> " or line[:1] in "RDPTFSLCN" and line[1:2] == " "]
+             if line[:2] == "> " or line[:1] in CODES and line[1:2] == " "]
     for c in range(copies):
         with (folder / f"corpus-{c:03d}.jsonl").open("w", encoding="utf-8") as fh:
             for i, (role, text) in enumerate(turns):

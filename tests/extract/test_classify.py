@@ -13,7 +13,6 @@ from memtui.extract.classify.apply import ALONE_ACTIVE
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import (
     BUCKETS,
-    LEXICAL_DIMS,
     Buckets,
     characters,
     context_of,
@@ -124,7 +123,7 @@ def test_the_hashed_words_carry_the_stance_not_the_topic() -> None:
 def test_hashed_words_are_buckets_of_the_vector(text: str) -> None:
     buckets = lexical(text)
     assert buckets == sorted(set(buckets)) == lexical(text)
-    assert all(0 <= b < LEXICAL_DIMS for b in buckets)
+    assert all(0 <= b < BUCKETS.words for b in buckets)
     assert bool(buckets) == bool(text.split() and any(not c.isspace() for c in text))
     grams = characters(text, BUCKETS.chars)
     assert grams == sorted(set(grams)) and all(0 <= b < BUCKETS.chars for b in grams)

@@ -83,31 +83,27 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
         if confs:
             rule, rule_conf = category, max(confs)
             break
-    outcome = combine(rule, rule_conf, verdict, thresholds, proposes(pt.previous_assistant))
+    text = clean(pt.text)
+    question = text.rstrip().endswith("?")
+    outcome = combine(rule, rule_conf, verdict, thresholds, proposes(pt.previous_assistant),
+                      question)
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
         return
-    status = "proposed" if outcome.label == "rejected" and outcome.confidence < review_below \
-        else "active"
     if outcome.label == rule:  # the rules' entries stand, as sure as the reading says
+        unsure = outcome.label == "rejected" and outcome.confidence < review_below
         for s in one.state:
             if s.category == rule:
-                s.confidence, s.status = round(outcome.confidence, 3), status
+                s.confidence = round(outcome.confidence, 3)
+                s.status = "proposed" if unsure else "active"
         return
-    # What only the classifier read is served only when it is very sure: out of fold,
-    # its finds at 0.9 or more were right 95% of the time (rejections) and 98%
-    # (decisions), those between 0.7 and 0.9 only about 74% (rejections); an active
-    # rejection becomes a critical rule overnight. The rest waits in review.
-    status = "active" if outcome.confidence >= max(review_below, ALONE_ACTIVE) else "proposed"
-    text = clean(pt.text)
-    if text.rstrip().endswith("?"):
-        # A question asks; it decides nothing, and one that objects ("why would we pay
-        # for that?") is rare beside the many that only ask (in agent sessions people
-        # ask all day): what only the classifier read in a question waits for a person.
-        if outcome.label == "decision":
-            return
-        status = "proposed"
+    # What only the classifier read is served only when it is very sure (how often each
+    # band is right out of fold: bench/train_classifier.py); an active rejection becomes
+    # a critical rule overnight. The rest waits in review, and so does a question that
+    # objects ("why would we pay for that?"): rare beside the many that only ask.
+    sure = outcome.confidence >= max(review_below, ALONE_ACTIVE) and not question
+    status = "active" if sure else "proposed"
     ask = context_of(pt.previous_assistant)
     if outcome.label == "rejected":
         summary, kind = rejection_summary(text, pt.previous_assistant), "rejection"

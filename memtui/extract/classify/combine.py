@@ -43,14 +43,17 @@ class Outcome:
 
 
 def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
-            thresholds: dict[str, float], offered: bool = True) -> Outcome:
+            thresholds: dict[str, float], offered: bool = True,
+            question: bool = False) -> Outcome:
     """The turn's rejection/decision reading given the rules' (``rule``: the strongest
     category the rules found in it, or None) and the classifier's. ``offered``: the
-    preceding turn offered something to turn down."""
+    preceding turn offered something to turn down; ``question``: the turn is a question,
+    which asks and decides nothing, so the classifier never reads it as a decision."""
     t = {**DEFAULT_THRESHOLDS, **thresholds}
+    decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
         if verdict.rejected < t["veto"] and verdict.label in VETOING:
-            if verdict.decision >= t["decision"]:
+            if decides:
                 return Outcome("decision", verdict.decision, "classifier")
             return Outcome(None, 1.0 - verdict.rejected, "classifier")
         agree = verdict.rejected >= 0.5
@@ -62,6 +65,6 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
         agree = verdict.decision >= 0.5
         return Outcome("decision", max(verdict.decision, rule_confidence) if agree
                        else rule_confidence, "both" if agree else "rules")
-    if verdict.decision >= t["decision"]:
+    if decides:
         return Outcome("decision", verdict.decision, "classifier")
     return Outcome(None, 0.0, "rules")

@@ -62,7 +62,6 @@ class Buckets:
 
 
 BUCKETS = Buckets()
-LEXICAL_DIMS = BUCKETS.words
 
 Embed = Callable[[Sequence[str]], "np.ndarray"]
 """Texts in, one L2-normalised row each out."""
@@ -90,7 +89,7 @@ def _tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKENS.findall(text.replace("’", "'"))]
 
 
-def lexical(text: str, dims: int = LEXICAL_DIMS, prefix: str = "t") -> list[int]:
+def lexical(text: str, dims: int = BUCKETS.words, prefix: str = "t") -> list[int]:
     """The buckets of the text's words, word pairs and opening words (hashing is crc32,
     the same in every process and on every machine)."""
     toks = _tokens(text)
