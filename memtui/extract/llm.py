@@ -35,7 +35,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
-from memtui.extract.local import LocalExtractor
+from memtui.extract.local import LocalExtractor, answered
 from memtui.stores.state import CATEGORIES
 from memtui.text import domain_of, shorten
 
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 NAME = "llm"
 TOOL_NAME = "record_memory"
 EPISODE_KINDS = ("decision", "incident", "fix", "note")
+ANSWERING = ("rejected", "decision")
+"""The state categories and episode kinds that cite the proposal they answer."""
 UNSURE_REJECTION = 0.6
 """Confidence of a rejection the model gave none for: below the 0.7 that makes a rule."""
 MAX_TURN_CHARS = 6000
@@ -73,7 +75,9 @@ A rejection's summary names what was rejected ("Don't add Redis", not "I'd rathe
 Its confidence matters: rejections become hard rules. Give 0.9 or more only to a clear \
 one (an explicit "no, don't X", "never X", "I'd rather not X"); give 0.5-0.6 to a short \
 or ambiguous reply ("No.", "No rollback.") and to a prohibition inside an instruction \
-("apply it to dev only, and don't touch staging").
+("apply it to dev only, and don't touch staging"). \
+A rejection or decision that answers an assistant's proposal or question also gives that \
+assistant message's id as answers_message_id.
 Summaries are one self-contained sentence (under 200 characters) in the speaker's terms. \
 Domain is one lowercase word (deploy, testing, database, git, infra, security, \
 dependencies, frontend, docs, api, general).
@@ -99,6 +103,7 @@ TOOL_SCHEMA: dict[str, Any] = {
                     "detail": {"type": "string"},
                     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                     "message_id": {"type": "string"},
+                    "answers_message_id": {"type": "string"},
                 },
                 "required": ["category", "summary", "message_id"],
             },
@@ -124,6 +129,7 @@ TOOL_SCHEMA: dict[str, Any] = {
                     "kind": {"type": "string", "enum": list(EPISODE_KINDS)},
                     "summary": {"type": "string"},
                     "message_id": {"type": "string"},
+                    "answers_message_id": {"type": "string"},
                 },
                 "required": ["kind", "summary", "message_id"],
             },
@@ -329,6 +335,16 @@ def parse_response(message: Any, by_id: dict[str, PreparedTurn]) -> Extraction:
                                  "a message of this batch")
         return by_id[mid]
 
+    def proposal_of(item: dict[str, Any], pt: PreparedTurn) -> str | None:
+        """The assistant message the entry answers: the model's citation when it names an
+        assistant message it was shown, else the local extractor's structural reading."""
+        given = item.get("answers_message_id")
+        if isinstance(given, str) and given != pt.id and (
+                given == pt.previous_assistant_id
+                or (given in by_id and by_id[given].role == "assistant")):
+            return given
+        return answered(pt)
+
     for i, item in enumerate(data.get("state", [])):
         where = f"state[{i}]"
         pt = turn_of(item, where)
@@ -343,7 +359,8 @@ def parse_response(message: Any, by_id: dict[str, PreparedTurn]) -> Extraction:
             category=str(category), summary=summary, source_entry=pt.id, domain=domain,
             detail=_text(item, "detail", where, required=False, limit=1000),
             confidence=_confidence(item, where, UNSURE_REJECTION if category == "rejected"
-                                   else 0.8), at=pt.at, session=pt.turn.session))
+                                   else 0.8), at=pt.at, session=pt.turn.session,
+            answers_entry=proposal_of(item, pt) if category in ANSWERING else None))
     for i, item in enumerate(data.get("facts", [])):
         where = f"facts[{i}]"
         pt = turn_of(item, where)
@@ -359,7 +376,8 @@ def parse_response(message: Any, by_id: dict[str, PreparedTurn]) -> Extraction:
                                  f"{', '.join(EPISODE_KINDS)}")
         out.episodes.append(EpisodeCandidate(
             kind=str(kind), summary=shorten(_text(item, "summary", where)), source_entry=pt.id,
-            at=pt.at, session=pt.turn.session))
+            at=pt.at, session=pt.turn.session,
+            answers_entry=proposal_of(item, pt) if kind in ANSWERING else None))
     return out
 
 

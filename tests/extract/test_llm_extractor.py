@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -217,3 +218,38 @@ def test_turns_without_text_do_not_call_the_model() -> None:
     assert len(api.extractor().extract([turn(1, "assistant", "")])) == 0
     assert api.bodies == []
 
+
+
+def answering(proposal: str, reply: str) -> list[PreparedTurn]:
+    no = turn(2, "user", reply)
+    return [turn(1, "assistant", proposal), dataclasses.replace(
+        no, previous_assistant=proposal, previous_assistant_id="m1")]
+
+
+@pytest.mark.parametrize(("cited", "expected"), [
+    ("m1", "m1"),      # the model names the proposal it was shown
+    (None, "m1"),      # it says nothing: the reply's own preceding proposal
+    ("m2", "m1"),      # it names the reply itself: not a proposal, the structural reading
+    ("m99", "m1"),     # it names a message it was never shown: ignored, nothing fails
+])
+def test_a_rejection_cites_the_proposal_it_answers(cited: str | None, expected: str) -> None:
+    item = {"category": "rejected", "summary": "Rejected: signing up for the paid plan",
+            "message_id": "m2"}
+    episode = {"kind": "decision", "summary": "Stayed on the free plan", "message_id": "m2"}
+    if cited:
+        item["answers_message_id"] = episode["answers_message_id"] = cited
+    api = Api([message({"state": [item, {"category": "task", "summary": "Cancel the trial",
+                                          "message_id": "m2", "answers_message_id": "m1"}],
+                        "facts": [], "episodes": [episode]})])
+    out = api.extractor().extract(answering(
+        "Would you like me to sign up for the paid newsletter plan?", "That's a no."))
+    assert [(s.category, s.answers_entry) for s in out.state] == [
+        ("rejected", expected), ("task", None)]
+    assert [(e.kind, e.answers_entry) for e in out.episodes] == [("decision", expected)]
+
+
+def test_a_rejection_of_nothing_proposed_cites_only_itself() -> None:
+    api = Api([message({"state": [{"category": "rejected", "summary": "Never force-push main",
+                                   "message_id": "m2"}], "facts": [], "episodes": []})])
+    out = api.extractor().extract(answering("Pushed the branch.", "never force-push main"))
+    assert [s.answers_entry for s in out.state] == [None]
