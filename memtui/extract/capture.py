@@ -42,6 +42,9 @@ class Pattern:
     lower-cased text. ``re`` finds a literal prefix at memory speed but scans position by
     position under IGNORECASE or a leading look-behind (~50x slower on long turns)."""
 
+    roles: frozenset[str] | None = None
+    """Whose words this one pattern reads, when narrower than its section's roles."""
+
     def search(self, text: str, lowered: str | None) -> re.Match[str] | None:
         """Search ``text`` (via ``lowered``, its same-length lower-case form, if given)."""
         if self.folded is not None and lowered is not None:
@@ -75,22 +78,27 @@ class Section:
     def key(self) -> str:
         return f"{self.layer}.{self.name}"
 
-    def find(self, text: str, lowered: str | None = None) -> tuple[Pattern, str] | None:
+    def find(self, text: str, lowered: str | None = None, role: str | None = None
+             ) -> tuple[Pattern, str] | None:
         """The first pattern (in list order) that matches ``text`` under ``match``, and
-        the text it matched. ``lowered``: ``text.lower()`` if it has the same length."""
+        the text it matched. ``lowered``: ``text.lower()`` if it has the same length;
+        ``role``: the speaker, which skips the patterns that name other roles."""
+        patterns = self.patterns
+        if role is not None and any(p.roles is not None for p in patterns):
+            patterns = tuple(p for p in patterns if p.roles is None or role in p.roles)
         if self.match == "whole":
-            return _match_whole(self.patterns, text)
+            return _match_whole(patterns, text)
         if self.match == "start":
             # Only try where a line starts (after indentation, quote and list markers):
             # a handful of anchored matches instead of a search of the whole text.
             starts = _line_starts(text)
-            for pattern in self.patterns:
+            for pattern in patterns:
                 for pos in starts:
                     m = pattern.match_at(text, lowered, pos)
                     if m is not None:
                         return pattern, text[m.start() : m.end()]
             return None
-        for pattern in self.patterns:
+        for pattern in patterns:
             m = pattern.search(text, lowered)
             if m is not None:
                 return pattern, text[m.start() : m.end()]
@@ -207,7 +215,7 @@ class Policy:
         for section in self.forbidden:
             if not section.enabled or role not in section.roles:
                 continue
-            hit = section.find(text, lowered)
+            hit = section.find(text, lowered, role)
             if hit is not None:
                 pattern, matched = hit
                 return Verdict(
@@ -232,7 +240,7 @@ class Policy:
                                 f"{section.key}: the {role} reacts to a tool error")
                     )
                     continue
-            hit = section.find(text, lowered)
+            hit = section.find(text, lowered, role)
             if hit is not None:
                 pattern, matched = hit
                 captured.append(

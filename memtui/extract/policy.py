@@ -35,6 +35,8 @@ Schema (version 1)::
       patterns:                     # a string is a phrase; {re: ...} is a regex
         - "I prefer"
         - re: '\\bplease (?:always|never)\\b'
+        - phrase: "let's"           # {phrase: ...} or {re: ...} with roles: read
+          roles: [user]             # only these speakers' words (narrower than the section)
       retention_days: 30            # capture sections only; absent = the layer's default
 
 Phrases match case-insensitively on word boundaries (where the phrase starts or ends with a
@@ -252,6 +254,28 @@ def _string_list(
     return out
 
 
+def _roles(node: yaml.Node, key: str, errors: _Collector) -> tuple[str, ...] | None:
+    """The roles a list names (reporting unknown ones); None if it names none."""
+    listed = _string_list(node, key, errors)
+    if listed is None:
+        return None
+    if not listed:
+        errors.add(key, f"at least one role ({', '.join(ROLES)})", node)
+    for i, (value, item) in enumerate(listed):
+        if value.lower() not in ROLES:
+            errors.add(f"{key}[{i}]", f"one of {', '.join(ROLES)}, got {value!r}", item)
+    return tuple(v.lower() for v, _ in listed if v.lower() in ROLES) or None
+
+
+def _phrase(value: object, item_key: str, item: yaml.Node, errors: _Collector,
+            roles: frozenset[str] | None) -> Pattern | None:
+    if not isinstance(value, str) or not _ELLIPSIS.sub("", value.strip()):
+        errors.add(item_key, f"a non-empty phrase (a string), got {value!r}", item)
+        return None
+    return Pattern(value, False, re.compile(phrase_regex(value), re.IGNORECASE), item_key,
+                   re.compile(_folded_phrase_regex(value)), roles)
+
+
 def _patterns(node: yaml.Node, key: str, errors: _Collector) -> tuple[Pattern, ...]:
     import yaml
 
@@ -262,20 +286,26 @@ def _patterns(node: yaml.Node, key: str, errors: _Collector) -> tuple[Pattern, .
     for i, item in enumerate(node.value):
         item_key = f"{key}[{i}]"
         if isinstance(item, yaml.ScalarNode):
-            value = _scalar(item, errors)
-            if not isinstance(value, str) or not _ELLIPSIS.sub("", value.strip()):
-                errors.add(item_key, f"a non-empty phrase (a string), got {value!r}", item)
-                continue
-            out.append(
-                Pattern(value, False, re.compile(phrase_regex(value), re.IGNORECASE), item_key,
-                        re.compile(_folded_phrase_regex(value)))
-            )
+            phrase = _phrase(_scalar(item, errors), item_key, item, errors, None)
+            if phrase is not None:
+                out.append(phrase)
             continue
-        entries = _mapping(item, item_key, ("re",), errors)
+        entries = _mapping(item, item_key, ("re", "phrase", "roles"), errors)
         if entries is None:
             continue
-        if "re" not in entries:
-            errors.add(item_key, "re: <regular expression>", item)
+        roles = None
+        if "roles" in entries:
+            listed = _roles(entries["roles"][1], f"{item_key}.roles", errors)
+            roles = frozenset(listed) if listed else None
+        if ("re" in entries) == ("phrase" in entries):
+            errors.add(item_key, "either re: <regular expression> or phrase: <words>", item)
+            continue
+        if "phrase" in entries:
+            value_node = entries["phrase"][1]
+            value = _scalar(value_node, errors) if isinstance(value_node, yaml.ScalarNode) else None
+            phrase = _phrase(value, item_key, value_node, errors, roles)
+            if phrase is not None:
+                out.append(phrase)
             continue
         value_node = entries["re"][1]
         source = _scalar(value_node, errors) if isinstance(value_node, yaml.ScalarNode) else None
@@ -290,7 +320,7 @@ def _patterns(node: yaml.Node, key: str, errors: _Collector) -> tuple[Pattern, .
         if regex.match(""):
             errors.add(item_key, "a regular expression that cannot match empty text", value_node)
             continue
-        out.append(Pattern(source, True, regex, item_key))
+        out.append(Pattern(source, True, regex, item_key, roles=roles))
     return tuple(out)
 
 
@@ -320,17 +350,7 @@ def _section(
         else:
             errors.add(f"{key}.enabled", "true or false", value_node)
     if "roles" in entries:
-        value_node = entries["roles"][1]
-        listed = _string_list(value_node, f"{key}.roles", errors)
-        if listed is not None:
-            if not value_node.value:
-                errors.add(f"{key}.roles", f"at least one role ({', '.join(ROLES)})",
-                           value_node)
-            for i, (value, item) in enumerate(listed):
-                if value.lower() not in ROLES:
-                    errors.add(f"{key}.roles[{i}]", f"one of {', '.join(ROLES)}, got {value!r}",
-                               item)
-            roles = tuple(v.lower() for v, _ in listed if v.lower() in ROLES)
+        roles = _roles(entries["roles"][1], f"{key}.roles", errors) or roles
     if "match" in entries:
         match = _choice(entries["match"][1], f"{key}.match", MATCH_MODES, errors) or match
     if "patterns" in entries:

@@ -78,6 +78,9 @@ TURNS: list[tuple[str, str, bool, list[str], str | None]] = [
     ("user", "The plan is to cut a release branch tonight.", False, ["decision"], None),
     ("user", "let’s use uv instead of pip-tools", False, ["decision", "correction"], None),
     ("assistant", "We decided to keep SQLite; the migration is 0007.", False, ["decision"], None),
+    # the agent's "let's" is its next step; the person's is a decision
+    ("assistant", "Done with WP10.\nNow let's run the checks:", False, [], None),
+    ("user", "now let's run the checks and ship it", False, ["decision"], None),
     ("user", "let's see what happens if we bump the timeout", False, [], None),
     # incidents: the user's next turn after a tool error
     ("user", "what happened? that command should not fail", True, ["incident"], None),
@@ -494,7 +497,7 @@ INVALID: list[tuple[str, str, str, int, str]] = [
         """,
         "episodic.decisions.patterns[0].regex",
         5,
-        "a known key (re)",
+        "a known key (re, phrase, roles)",
     ),
     (
         "negative layer retention",
@@ -636,6 +639,62 @@ INVALID: list[tuple[str, str, str, int, str]] = [
         "a mapping",
     ),
 ]
+
+
+INVALID += [
+    ("pattern with both re and phrase", """
+        version: 1
+        episodic:
+          decisions:
+            patterns:
+              - re: 'x'
+                phrase: "y"
+        """, "episodic.decisions.patterns[0]", 5, "either re: <regular expression> or phrase"),
+    ("pattern roles unknown", """
+        version: 1
+        episodic:
+          decisions:
+            patterns:
+              - phrase: "ship it"
+                roles: [human]
+        """, "episodic.decisions.patterns[0].roles[0]", 6, "one of user, assistant"),
+    ("pattern roles empty", """
+        version: 1
+        episodic:
+          decisions:
+            patterns:
+              - re: 'x'
+                roles: []
+        """, "episodic.decisions.patterns[0].roles", 6, "at least one role"),
+]
+
+
+def test_a_pattern_can_read_fewer_roles_than_its_section(tmp_path: Path) -> None:
+    policy = policy_from(
+        """
+        version: 1
+        episodic:
+          decisions:
+            roles: [user, assistant]
+            patterns:
+              - phrase: "ship it"
+                roles: [user]
+              - re: '\\bwe agreed\\b'
+              - "go with"
+        forbidden:
+          ui_noise:
+            match: whole
+            patterns:
+              - phrase: "ok"
+                roles: [assistant]
+        """,
+        tmp_path,
+    )
+    assert policy.evaluate("ship it tonight", "user").kinds() == ["decision"]
+    assert policy.evaluate("ship it tonight", "assistant").kinds() == []
+    assert policy.evaluate("We agreed: ship it.", "assistant").captured[0].match == "We agreed"
+    assert policy.evaluate("OK", "assistant").refused is not None
+    assert policy.evaluate("OK", "user").refused is None
 
 
 @pytest.mark.parametrize(("what", "text", "key", "line", "expected"), INVALID,
