@@ -107,6 +107,9 @@ _TAG_BLOCK = re.compile(
     r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+|bash-[a-z-]+|task-notification)"
     r"\b[^>]*>.*?(?:</\1>|\Z)", re.S,
 )
+_PASTED_JSON = re.compile(r"^[ \t]*(?:\{\s*[\"']|\[\s*[{\"]).*$", re.M)
+"""A line of pasted machine output: a JSON object or array (a log record, a transcript
+line), whose quoted strings are a program's words, never the person's."""
 _HARNESS = re.compile(r"^\s*\[(request interrupted|image|pasted text)[^\]]*\]\s*$", re.I | re.M)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)]|#+)\s*")
@@ -115,9 +118,12 @@ _SPACE = re.compile(r"\s+")
 
 
 def clean(text: str) -> str:
-    """Visible prose only: no code blocks, harness tags or interruption markers."""
+    """Visible prose only: no code blocks, pasted JSON lines, harness tags or
+    interruption markers."""
     if "```" in text:
         text = _FENCE.sub("\n", text)
+    if "{" in text or "[" in text:
+        text = _PASTED_JSON.sub("", text)
     if "<" in text:
         text = _TAG_BLOCK.sub("\n", text)
     if "[" in text:

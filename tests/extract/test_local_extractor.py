@@ -241,3 +241,14 @@ def test_a_standing_instruction_is_a_learning_and_a_dated_decision(text: str) ->
 
 def test_a_lesson_without_a_from_now_on_stays_a_learning() -> None:
     assert categories("always run the migrations on a copy first") == ["learning"]
+
+
+def test_pasted_json_lines_are_a_programs_words_not_the_persons() -> None:
+    record = ('{"type":"message","message":{"role":"toolResult","content":[{"type":"text",'
+              '"text":"Checked 10 files. No fixes applied.\\n\\n> pkg check"}]}}')
+    text = f"then we need to tackle this bash issue:\n\n{record}\n  {record}\n[{record}]"
+    assert categories(text) == ["task"]
+    # The person's own words around the paste are still read.
+    assert "rejected" in categories(f"{record}\nNo, don't add Redis, Postgres is enough.")
+    # Prose that starts with a bracket is not JSON.
+    assert "rejected" in categories("[urgent] Don't touch the staging database.")
