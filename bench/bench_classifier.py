@@ -1,6 +1,6 @@
 """Benchmark of the rejection/decision classifier on the held-out split of the corpus.
 
-Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--markdown]
+Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--cross-reader]
 
 1. Held-out (hand-written conversations never read by training or tuning): per label
    precision / recall / F1 for the phrase rules alone, the classifier alone, and both
@@ -8,8 +8,9 @@ Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--markdown]
    agents are given, review excluded); the share of none-turns each captures.
 2. Reliability of the combined rejection and decision confidences on held-out.
 3. Cross-domain: for each of the six domains, a head trained on the other five (plus
-   SGD train), measured on every hand-written turn of the sixth; and the shipped head on
-   SGD's test split (travel and booking, services partly unseen in training).
+   SGD train; with ``--cross-reader`` a reader fine-tuned on them too), measured on
+   every hand-written turn of the sixth; and the shipped classifier on SGD's test split
+   (travel and booking, services partly unseen in training).
 4. Throughput: turns classified per second (embedding included), and the local
    extractor with the classifier over the sample transcripts.
 Targets on held-out: rejection precision and recall >= 0.9, decision recall >= 0.8,
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,8 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.classifier.corpus import DOMAINS, LABELS, Example, load  # noqa: E402
 from bench.classifier.evaluate import Score, citations, rules_reading, scores  # noqa: E402
-from bench.classifier.training import CachedEmbed, fit, matrix  # noqa: E402
+from bench.classifier.training import CachedEmbed, fit, matrix, sample_weights  # noqa: E402
 from memtui.extract.classify.head import Classifier, Head  # noqa: E402
+from memtui.extract.classify.reader import Adapter, Reader  # noqa: E402
 from memtui.extract.local import LocalExtractor  # noqa: E402
 
 KEY = ("rejected", "decision")
@@ -80,10 +83,14 @@ def reliability(gold: list[str], rows: list[tuple[str, float, bool]]) -> list[st
     return lines
 
 
-def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head) -> list[str]:
+def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
+                 with_reader: bool) -> list[str]:
+    """Per domain, a head (and with ``with_reader`` a reader, fine-tuned: about four
+    minutes each) trained on the other five, read on every hand-written turn of it."""
     lines = ["| test domain | turns | classifier rejected F1 | both rejected P / R | "
              "both decision R |", "| --- | --- | --- | --- | --- |"]
     trainable = [e for e in corpus if e.split in ("train", "dev")]
+    shipped_reader = Adapter.load() if with_reader else None
     for domain in DOMAINS:
         train = [e for e in trainable if e.domain != domain and e.source != "sgd"
                  or e.source == "sgd" and e.split == "train"]
@@ -92,7 +99,17 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head) -> li
         w, b = fit(x, y)
         head = Head(LABELS, w, b, shipped.temperature, shipped.thresholds, shipped.model,
                     shipped.buckets)
-        clf = Classifier(embed=embed, head=head)
+        reader: Reader | bool = False
+        if shipped_reader is not None:
+            from bench.classifier import reader_training as rt
+
+            tokens = rt.Tokens(shipped.model)
+            readable = [e for e in train if e.source != "sgd"]
+            net = rt.train(readable, sample_weights(readable), tokens, shipped.model)
+            path = Path(tempfile.mkdtemp()) / f"reader-{domain}.npz"
+            rt.export(net, path, shipped_reader.temperature, shipped.model)
+            reader = Reader(path)
+        clf = Classifier(embed=embed, head=head, reader=reader)
         got = readings([_unsplit(e) for e in test], clf)
         gold = [e.label for e in test]
         alone = scores(gold, [r[0] for r in got["classifier"]])
@@ -120,6 +137,8 @@ def throughput(examples: list[Example], clf: Classifier, embed: CachedEmbed) -> 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-cross", action="store_true")
+    ap.add_argument("--cross-reader", action="store_true",
+                    help="fine-tune a reader per domain too (about 25 minutes)")
     args = ap.parse_args()
     corpus = load()
     heldout = [e for e in corpus if e.split == "heldout"]
@@ -138,9 +157,16 @@ def main() -> None:
     sgd_test = [e for e in corpus if e.split == "sgd-test"]
     print(f"\n## Cross-domain: SGD test ({len(sgd_test)} turns, travel and booking)\n")
     print("\n".join(table([e.label for e in sgd_test], readings(sgd_test, clf))))
+    if clf.reader is not None:
+        head_only = readings(heldout, Classifier(embed=embed, reader=False))
+        print("\n## Held-out, the head without the reader (its thresholds were fitted "
+              "for the two together)\n")
+        print("\n".join(table(gold, head_only)))
     if not args.skip_cross:
-        print("\n## Cross-domain: train on five domains, test on the sixth\n")
-        print("\n".join(cross_domain(corpus, embed, clf.head)))
+        with_reader = clf.reader is not None and args.cross_reader
+        print("\n## Cross-domain: train on five domains, test on the sixth "
+              f"({'head and reader' if with_reader else 'the head alone'})\n")
+        print("\n".join(cross_domain(corpus, embed, clf.head, with_reader)))
     embed.save()
     print("\n## Throughput\n")
     print("\n".join(throughput(heldout, clf, embed)))

@@ -11,9 +11,16 @@ Run: .venv/bin/python bench/train_classifier.py
 3. Fits the temperature and the combination thresholds on those readings: the most
    rejection F1 plus decision F1, minus the share of none-turns read as either; prints
    what tuning sees (out of fold, never held-out).
-4. Fits the shipped head on all of it (multinomial logistic regression in numpy,
+4. Fine-tunes the reader (``memtui/extract/classify/reader.py``: adapters on MiniLM over
+   the turn and its context as one sequence, in torch) the same way, out of fold and
+   then on everything but SGD, and fits its temperature; the combination's thresholds
+   are fitted on the mean of the head's and the reader's probabilities. ``--head-only``
+   skips the reader (and removes ``reader.npz``). The readers are cached in
+   ``bench/data/extract-corpus/.cache/`` under a key of the corpus and the code.
+5. Fits the shipped head on all of it (multinomial logistic regression in numpy,
    class-balanced, hand-written turns weighted most) and writes
-   ``memtui/extract/classify/head.npz`` and ``head-manifest.json`` (the conversations read).
+   ``memtui/extract/classify/head.npz``, ``reader.npz`` and ``head-manifest.json`` (the
+   conversations read).
 
 Examples of the ``heldout`` split raise an error if they reach any of these steps.
 """
@@ -21,6 +28,7 @@ Examples of the ``heldout`` split raise an error if they reach any of these step
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import sys
 import zlib
@@ -34,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.classifier.corpus import LABELS, Example, load  # noqa: E402
 from bench.classifier.evaluate import both_label, rules_reading, scores  # noqa: E402
 from bench.classifier.training import (  # noqa: E402
+    CACHE,
     MODEL,
     CachedEmbed,
     fit,
@@ -42,8 +51,10 @@ from bench.classifier.training import (  # noqa: E402
     matrix,
     sample_weights,
 )
+from memtui.extract.classify import reader as reader_module  # noqa: E402
 from memtui.extract.classify.features import BUCKETS  # noqa: E402
 from memtui.extract.classify.head import WEIGHTS, Verdict, softmax  # noqa: E402
+from memtui.extract.classify.reader import READER  # noqa: E402
 
 MANIFEST = ROOT / "memtui/extract/classify/head-manifest.json"
 
@@ -72,6 +83,46 @@ def out_of_fold(examples: list[Example], embed: CachedEmbed) -> np.ndarray:
     return logits
 
 
+def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray, Path]:
+    """The reader's out-of-fold logits of the tuning rows (hand conversations by fold,
+    SGD dev by the final reader, which never trains on SGD) and the final reader's file
+    (``reader.npz`` with temperature 1), cached under a key of the corpus and the
+    fine-tuning code: fine-tuning five readers takes about twenty minutes."""
+    from bench.classifier import reader_training as rt
+
+    key = hashlib.sha256("\n".join(e.id for e in corpus).encode())
+    key.update(Path(rt.__file__).read_bytes())
+    key.update(inspect.getsource(reader_module.pair_ids).encode())
+    key.update(repr((reader_module.MAX_TOKENS, reader_module.SCALE, reader_module.ADAPTED)
+                    ).encode())
+    stem = CACHE.parent / f"reader-{key.hexdigest()[:16]}"
+    oof_path, final_path = stem.with_suffix(".oof.npy"), stem.with_suffix(".npz")
+    if oof_path.is_file() and final_path.is_file():
+        print(f"reader: cached {stem.name}")
+        return np.load(oof_path), final_path
+    tokens = rt.Tokens(MODEL)
+    readable = np.array([e.source != "sgd" for e in corpus])
+    sw = sample_weights(corpus)
+    fold = np.array([zlib.crc32(e.conv.encode()) % FOLDS if e.source == "hand" else -1
+                     for e in corpus])
+    out = np.zeros((len(corpus), len(LABELS)), dtype=np.float32)
+    for k in range(FOLDS):
+        keep = np.where(readable & (fold != k))[0]
+        print(f"reader fold {k + 1}/{FOLDS}: {len(keep)} turns")
+        net = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
+        part = [i for i in tune if fold[i] == k]
+        out[part] = rt.logits(net, [corpus[i] for i in part], tokens)
+    keep = np.where(readable)[0]
+    print(f"reader, final: {len(keep)} turns")
+    net = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
+    rest = [i for i in tune if fold[i] == -1]
+    out[rest] = rt.logits(net, [corpus[i] for i in rest], tokens)
+    oof_path.parent.mkdir(parents=True, exist_ok=True)
+    rt.export(net, final_path, 1.0, MODEL)
+    np.save(oof_path, out[tune])
+    return out[tune], final_path
+
+
 def main() -> None:
     corpus = [e for e in load() if e.split in ("train", "dev")]
     embed = CachedEmbed()
@@ -83,6 +134,17 @@ def main() -> None:
     temperature = fit_temperature(logits[tune], y[tune])
     w, b = fit(x[trainable], y[trainable], sample_weights(corpus)[trainable])
     probs = softmax(logits[tune] / temperature)
+    if "--head-only" in sys.argv:
+        READER.unlink(missing_ok=True)
+        reader_temperature = None
+    else:
+        read, final = reader_readings(corpus, tune)
+        reader_temperature = fit_temperature(read, y[tune])
+        probs = (probs + softmax(read / reader_temperature)) / 2
+        with np.load(final, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        arrays["temperature"] = np.float32(reader_temperature)
+        np.savez_compressed(READER, **arrays)
     rej, dec = LABELS.index("rejected"), LABELS.index("decision")
     verdicts = [Verdict(LABELS[int(p.argmax())], float(p.max()), float(p[rej]), float(p[dec]))
                 for p in probs]
@@ -99,12 +161,15 @@ def main() -> None:
     digest = hashlib.sha256("\n".join(sorted(e.id for e in corpus)).encode()).hexdigest()
     MANIFEST.write_text(json.dumps({
         "train": len(train), "dev": len(dev), "temperature": round(temperature, 3),
+        "reader_temperature": reader_temperature and round(reader_temperature, 3),
         "thresholds": {k: round(v, 3) for k, v in thresholds.items()},
         "sources": sorted({e.source for e in corpus}), "ids_sha256": digest,
         "conversations": sorted({e.conv for e in corpus if e.source == "hand"}),
     }, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({"train": len(train), "dev": len(dev), "temperature": temperature,
-                      "thresholds": thresholds, "weights_bytes": WEIGHTS.stat().st_size}))
+                      "reader_temperature": reader_temperature, "thresholds": thresholds,
+                      "weights_bytes": WEIGHTS.stat().st_size,
+                      "reader_bytes": READER.stat().st_size if READER.is_file() else 0}))
     hand = [i for i, e in enumerate(dev) if e.source == "hand"]
     print(f"\nOut of fold, {len(hand)} hand-written non-held-out turns (what tuning sees):")
     print("\n".join(out_of_fold_report([dev[i] for i in hand], [verdicts[i] for i in hand],

@@ -139,6 +139,18 @@ def test_built_query_encoder_is_cached_and_a_damaged_cache_is_rebuilt(
     finally:
         numpy_query.__file__ = original
 
+    class Other(OnnxEncoder):  # another family (the extraction reader's adapted weights)
+        cache_family = "reader-encoder"
+
+        def cache_salt(self) -> bytes:
+            return b"adapter 1"
+
+    os.utime(first.cache_path, (0, time.time() - 40 * 86_400))
+    other = Other(real_embedder.path, cache_dir=tmp_path)
+    assert other.cache_path is not None and other.cache_path.name.startswith("reader-encoder-")
+    assert first.cache_path.exists()  # a family never prunes another's graphs
+    os.utime(first.cache_path, None)
+
     first.cache_path.write_bytes(b"not an onnx model")
     repaired = OnnxEncoder(real_embedder.path, cache_dir=tmp_path)
     assert not repaired.from_cache

@@ -224,6 +224,14 @@ def _per_text_quantised_matmul(node: Any, const: Any, x: str, w: np.ndarray, b: 
 class OnnxEncoder(NumpyEncoder):
     """``NumpyEncoder`` whose transformer layers run in ONNX Runtime."""
 
+    cache_family = "query-encoder"
+    """The cached graphs' file names start with this; a new graph prunes only its own
+    family's stale files (an encoder with changed weights names its own family)."""
+
+    def cache_salt(self) -> bytes:
+        """More of the cache key, for a subclass whose weights differ from the file's."""
+        return b""
+
     def __init__(self, path: Path, max_tokens: int = 512, *, precision: str = "int8",
                  threads: int = THREADS, cache_dir: Path | None = None) -> None:
         super().__init__(path, max_tokens, layers=False)
@@ -282,9 +290,10 @@ class OnnxEncoder(NumpyEncoder):
                                 f"{st.st_mtime_ns}".encode())
         for module in (__file__, numpy_query.__file__):
             digest.update(Path(module).read_bytes())
+        digest.update(self.cache_salt())
         key = digest.hexdigest()[:20]
         variant = "batched-" if batched else ""
-        return cache_dir / f"query-encoder-{variant}{self.precision}-{key}.onnx"
+        return cache_dir / f"{self.cache_family}-{variant}{self.precision}-{key}.onnx"
 
     def _build(self, batched: bool = False) -> bytes:
         """Build the graph from the layer weights, and keep it for the next process."""
@@ -301,7 +310,7 @@ class OnnxEncoder(NumpyEncoder):
             except OSError as exc:
                 log.info("query encoder not cached at %s: %s", path, exc)
             else:
-                _prune(path)
+                _prune(path, self.cache_family)
         return graph
 
     def _embed(self, ids: list[int]) -> np.ndarray:
@@ -377,12 +386,12 @@ STALE_SECONDS = 30 * 86_400
 a new one is written (a graph still in use is simply rebuilt by its next user)."""
 
 
-def _prune(current: Path) -> None:
-    """Remove other cached query encoders older than ``STALE_SECONDS``."""
+def _prune(current: Path, family: str) -> None:
+    """Remove the family's other cached graphs older than ``STALE_SECONDS``."""
     import time
 
     cutoff = time.time() - STALE_SECONDS
-    for old in current.parent.glob("query-encoder-*.onnx"):
+    for old in current.parent.glob(f"{family}-*.onnx"):
         try:
             if old != current and old.stat().st_mtime < cutoff:
                 old.unlink()

@@ -1,0 +1,186 @@
+"""The reader: MiniLM fine-tuned to read a turn against the proposal it answers.
+
+The head (``head.py``) sees the turn and its context embedded apart, so "keep the music
+one" after "cancel both?" looks like agreement about music. The reader encodes the pair
+as one sequence, ``[CLS] context [SEP] turn [SEP]``, through the shipped MiniLM with
+low-rank adapters (LoRA) fine-tuned on the corpus, and reads the label from its pooled,
+normalised vector with a linear layer. The classifier averages its calibrated
+probabilities with the head's.
+
+``reader.npz`` holds only what fine-tuning changed: for each adapted weight ``W`` of
+every layer the factors ``A`` (rank × in) and ``B`` (out × rank), the merged weight
+being ``W + scale · B A``, and the output layer. It is a few hundred kilobytes, rebuilt
+by ``bench/train_classifier.py``; the encoder is built from the model's own weights
+plus these deltas, into the same ONNX Runtime graph as search queries (cached under its
+own key), so no torch is needed to read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+READER = Path(__file__).with_name("reader.npz")
+MAX_TOKENS = 128
+"""A pair longer than this keeps the turn and the end of its context."""
+PRECISION = "fp32"
+"""The reader's graph computes in float32, as it was fine-tuned: int8 rounding moved its
+probabilities by up to 0.02 on a test adapter (the head's vectors are int8 in training
+and reading alike, so it reads the int8 search graph)."""
+SCALE = 10.0
+"""The pooled vector is L2-normalised and multiplied by this before the output layer."""
+ADAPTED = ("attention.self.query", "attention.self.key", "attention.self.value",
+           "attention.output.dense", "intermediate.dense", "output.dense")
+"""The linear layers of every transformer layer that carry an adapter."""
+
+
+def pair_ids(encode: Callable[[str], list[int]], cls: int, sep: int, context: str,
+             turn: str, max_tokens: int = MAX_TOKENS) -> list[int]:
+    """``[CLS] context [SEP] turn [SEP]`` (``[CLS] turn [SEP]`` without a context), cut
+    to ``max_tokens``: the turn first, then as much of the context's end as fits.
+    ``encode`` gives a text's word-piece ids without special tokens."""
+    said = encode(turn)[:max_tokens - 2]
+    if not context:
+        return [cls, *said, sep]
+    room = max_tokens - 3 - len(said)
+    asked = encode(context)[-room:] if room > 0 else []
+    if not asked:
+        return [cls, *said, sep]
+    return [cls, *asked, sep, *said, sep]
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """The fine-tuned deltas and the output layer (``reader.npz``)."""
+
+    labels: tuple[str, ...]
+    deltas: dict[str, tuple[np.ndarray, np.ndarray]]
+    """Weight name (``encoder.layer.0.attention.self.query.weight``) → (A, B)."""
+    scale: float
+    w: np.ndarray
+    """[labels, hidden]."""
+    b: np.ndarray
+    temperature: float
+    model: str
+    digest: str
+    """sha256 of the file: the encoder graph's cache key."""
+
+    @classmethod
+    def load(cls, path: Path = READER) -> Adapter:
+        import numpy as np
+
+        raw = path.read_bytes()
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                names = [str(n) for n in z["names"]]
+                deltas = {n: (z[f"a{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32))
+                          for i, n in enumerate(names)}
+                return cls(labels=tuple(str(x) for x in z["labels"]), deltas=deltas,
+                           scale=float(z["scale"]), w=z["w"].astype(np.float32),
+                           b=z["b"].astype(np.float32), temperature=float(z["temperature"]),
+                           model=str(z["model"]),
+                           digest=hashlib.sha256(raw).hexdigest()[:16])
+        except (KeyError, zipfile.BadZipFile, EOFError) as exc:
+            raise ValueError(f"{path}: not a reader file ({exc})") from exc
+
+    def merged(self, name: str, weight: np.ndarray) -> np.ndarray:
+        """``weight`` with this adapter's delta added, if it has one."""
+        factors = self.deltas.get(name)
+        if factors is None:
+            return weight
+        a, b = factors
+        out: np.ndarray = weight + self.scale * (b @ a)
+        return out
+
+
+def _adapted_encoder(path: Path, adapter: Adapter) -> Any:
+    """The query encoder of ``path`` with the adapter's deltas merged into its weights."""
+    from memtui.search.encoders import onnx_query
+    from memtui.search.encoders.numpy_query import NumpyEncoder
+
+    base: type[NumpyEncoder] = (onnx_query.OnnxEncoder if onnx_query.available()
+                                else NumpyEncoder)
+
+    class AdaptedEncoder(base):  # type: ignore[valid-type,misc]
+        def __init__(self, path: Path, max_tokens: int) -> None:
+            if base is NumpyEncoder:
+                super().__init__(path, max_tokens)
+            else:
+                super().__init__(path, max_tokens, precision=PRECISION)
+            with super()._weights() as w:
+                types = w("embeddings.token_type_embeddings.weight")
+            self.type_step = types[1] - types[0]
+            self.sep = self.tokenizer.token_to_id("[SEP]")
+
+        def _embedding_sum(self, ids: list[int]) -> np.ndarray:
+            """As the model's, with the turn after the first [SEP] in segment 1."""
+            x: np.ndarray = super()._embedding_sum(ids)
+            first = ids.index(self.sep) if self.sep in ids else len(ids)
+            if first < len(ids) - 1:
+                x[first + 1:] += self.type_step
+            return x
+
+        @contextlib.contextmanager
+        def _weights(self) -> Iterator[Callable[[str], np.ndarray]]:
+            with super()._weights() as w:
+                yield lambda name: adapter.merged(name, w(name))
+
+        cache_family = "reader-encoder"
+
+        def cache_salt(self) -> bytes:
+            return adapter.digest.encode()
+
+    return AdaptedEncoder(path, MAX_TOKENS)
+
+
+class Reader:
+    """Loads the adapter and builds its encoder on first use; thread-safe."""
+
+    def __init__(self, path: Path = READER) -> None:
+        self._path = path
+        self._adapter: Adapter | None = None
+        self._encoder: Any = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def available(path: Path = READER) -> bool:
+        return path.is_file()
+
+    def _load(self) -> tuple[Adapter, Any]:
+        with self._lock:
+            if self._adapter is None:
+                from memtui.search.encoders.embedder import local_model_path
+
+                adapter = Adapter.load(self._path)
+                self._encoder = _adapted_encoder(local_model_path(adapter.model), adapter)
+                self._adapter = adapter
+            return self._adapter, self._encoder
+
+    def labels(self) -> tuple[str, ...]:
+        return self._load()[0].labels
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(context, turn) pairs in, calibrated logits out (their softmax is P(label))."""
+        import numpy as np
+
+        adapter, encoder = self._load()
+        tok = encoder.tokenizer
+
+        def encode(text: str) -> list[int]:
+            ids: list[int] = tok.encode(text, add_special_tokens=False).ids
+            return ids
+
+        cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+        ids = [pair_ids(encode, cls, sep, c, t) for c, t in pairs]
+        pooled = np.asarray(encoder.encode_many(ids), dtype=np.float32)
+        out: np.ndarray = ((pooled * SCALE) @ adapter.w.T + adapter.b) / adapter.temperature
+        return out

@@ -1,0 +1,163 @@
+"""The reader: pair tokenisation, adapters merged into the encoder, the mean with the head."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memtui.extract.classify.features import context_of
+from memtui.extract.classify.head import READER_GATE, Classifier, Head, softmax
+from memtui.extract.classify.reader import ADAPTED, MAX_TOKENS, READER, Adapter, Reader, pair_ids
+
+CLS, SEP = 101, 102
+
+
+def fake_encode(text: str) -> list[int]:
+    return [1000 + len(w) for w in text.split()]
+
+
+@given(st.text(max_size=400), st.text(max_size=400), st.integers(8, 160))
+def test_a_pair_keeps_the_turn_and_the_end_of_its_context(context: str, turn: str,
+                                                          limit: int) -> None:
+    ids = pair_ids(fake_encode, CLS, SEP, context, turn, limit)
+    said, asked = fake_encode(turn), fake_encode(context)
+    assert ids[0] == CLS and ids[-1] == SEP and len(ids) <= max(limit, 2)
+    if len(said) <= limit - 2:
+        assert ids[-len(said) - 1:-1] == said or not said
+    if context and len(ids) > len(said) + 2:  # some context fitted: its end, then [SEP]
+        first = ids.index(SEP)
+        kept = ids[1:first]
+        assert kept == asked[len(asked) - len(kept):] and ids[first + 1:-1] == said
+    else:
+        assert ids == [CLS, *said[:limit - 2], SEP]
+
+
+def test_the_shipped_reader_is_small_and_read_the_heads_corpus() -> None:
+    if not READER.is_file():
+        pytest.skip("no reader shipped")
+    adapter = Adapter.load()
+    assert READER.stat().st_size < 1_600_000
+    assert adapter.labels == Head.load().labels
+    assert {n.split(".", 3)[3].rsplit(".", 1)[0] for n in adapter.deltas} == set(ADAPTED)
+    manifest = json.loads(READER.with_name("head-manifest.json").read_text())
+    assert manifest["reader_temperature"] is not None
+
+
+def _adapter(tmp_path: Path, seed: int = 0) -> Path:
+    """An adapter with random deltas on every adapted weight (as training writes one)."""
+    rng = np.random.default_rng(seed)
+    arrays: dict[str, np.ndarray] = {}
+    names = [f"encoder.layer.{i}.{n}.weight" for i in range(6) for n in ADAPTED]
+    for i, name in enumerate(names):
+        out, into = (1536, 384) if "intermediate" in name else \
+            (384, 1536) if name.endswith("output.dense.weight") and "attention" not in name \
+            else (384, 384)
+        arrays[f"a{i}"] = (rng.standard_normal((4, into)) * 0.05).astype(np.float16)
+        arrays[f"b{i}"] = (rng.standard_normal((out, 4)) * 0.05).astype(np.float16)
+    labels = Head.load().labels
+    path = tmp_path / "reader.npz"
+    np.savez_compressed(path, names=np.array(names), labels=np.array(labels),
+                        scale=np.float32(2.0), w=rng.standard_normal((len(labels), 384)).astype(
+                            np.float32), b=np.zeros(len(labels), np.float32),
+                        temperature=np.float32(1.5), model=np.array("all-MiniLM-L6-v2"), **arrays)
+    return path
+
+
+PAIRS = [("Should I restart the pod now?", "nah leave it, the deploy finishes soon"),
+         ("", "from now on, squash merges only"),
+         ("I can cancel both subscriptions. Want me to?", "keep the music one, the kids use it")]
+
+
+@pytest.mark.slow
+def test_the_merged_encoder_reads_as_the_fine_tuned_torch_model(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """The numpy forward pass with the deltas merged and the turn in segment 1 gives the
+    probabilities of the torch model with the adapters, as it was trained."""
+    import torch
+    from transformers import AutoModel
+
+    from memtui.search.encoders import onnx_query
+    from memtui.search.encoders.embedder import local_model_path
+
+    path = _adapter(tmp_path)
+    adapter = Adapter.load(path)
+    monkeypatch.setattr(onnx_query, "available", lambda: False)
+    got = softmax(Reader(path).logits(PAIRS))
+
+    model = AutoModel.from_pretrained(str(local_model_path(adapter.model)))
+    state = model.state_dict()
+    with torch.no_grad():
+        for name, (a, b) in adapter.deltas.items():
+            state[name] += torch.from_numpy(adapter.scale * (b @ a))
+    model.load_state_dict(state)
+    tok = Reader(path)._load()[1].tokenizer
+    rows = [pair_ids(lambda s: list(tok.encode(s, add_special_tokens=False).ids), CLS, SEP,
+                     c, t) for c, t in PAIRS]
+    want = []
+    with torch.no_grad():
+        for ids in rows:
+            first = ids.index(SEP)
+            types = [0] * (first + 1) + [1] * (len(ids) - first - 1)
+            h = model(input_ids=torch.tensor([ids]),
+                      token_type_ids=torch.tensor([types])).last_hidden_state[0]
+            pooled = torch.nn.functional.normalize(h.mean(0), dim=-1).numpy() * 10.0
+            want.append(pooled @ adapter.w.T + adapter.b)
+    expected = softmax(np.array(want) / adapter.temperature)
+    assert np.abs(got - expected).max() < 1e-4
+    # and the reader is not the plain model: the deltas changed what it reads
+    plain = softmax(Reader(_zeroed(path, tmp_path)).logits(PAIRS))
+    assert np.abs(plain - got).max() > 1e-3
+
+
+def _zeroed(path: Path, tmp_path: Path) -> Path:
+    with np.load(path) as z:
+        arrays = {k: (np.zeros_like(z[k]) if k.startswith("b") and k[1:].isdigit() else z[k])
+                  for k in z.files}
+    out = tmp_path / "zero.npz"
+    np.savez_compressed(out, **arrays)
+    return out
+
+
+@pytest.mark.slow
+def test_a_verdict_is_the_mean_of_the_head_and_the_reader() -> None:
+    if not READER.is_file():
+        pytest.skip("no reader shipped")
+    pairs = [("Should I restart the pod now?", "nah leave it, the deploy finishes soon"),
+             ("Want me to book the 7:05 flight?", "yes book it")]
+    both = Classifier().verdicts(pairs)
+    alone = Classifier(reader=False).verdicts(pairs)
+    reader = softmax(Reader().logits([(context_of(p), t) for p, t in pairs]))
+    labels = Head.load().labels
+    for b, a, r in zip(both, alone, reader, strict=True):
+        assert b.rejected == pytest.approx((a.rejected + r[labels.index("rejected")]) / 2,
+                                           abs=1e-5)
+        assert b.decision == pytest.approx((a.decision + r[labels.index("decision")]) / 2,
+                                           abs=1e-5)
+    assert [v.label for v in both] == ["rejected", "decision"]
+    # Where the head sees no refusal or decision at all, the reader is not asked.
+    chat = [("Done, the report is in your inbox.", "thanks! how was your weekend?")]
+    head_alone = Classifier(reader=False).verdicts(chat)
+    assert max(head_alone[0].rejected, head_alone[0].decision) < READER_GATE
+    assert Classifier().verdicts(chat) == head_alone
+    assert MAX_TOKENS >= 64
+
+
+def test_a_damaged_reader_file_leaves_the_head_reading_alone(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    if not READER.is_file():
+        pytest.skip("no reader shipped")
+    broken = tmp_path / "reader.npz"
+    broken.write_bytes(READER.read_bytes()[:5000])
+    with pytest.raises(ValueError, match=str(broken)):
+        Adapter.load(broken)
+    clf = Classifier(reader=Reader(broken))
+    pairs = [("Should I restart the pod now?", "nah leave it")]
+    got = clf.verdicts(pairs)
+    assert got == Classifier(reader=False).verdicts(pairs) and clf.reader is None
+    assert "the head reads alone" in caplog.text and str(broken) in caplog.text
