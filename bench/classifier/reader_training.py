@@ -18,7 +18,7 @@ import numpy as np
 
 from bench.classifier.corpus import LABELS, Example
 from memtui.extract.classify.features import context_of
-from memtui.extract.classify.reader import ADAPTED, SCALE, pair_ids
+from memtui.extract.classify.reader import ADAPTED, SCALE, tokenise, turn_start
 from memtui.search.encoders.embedder import local_model_path
 
 RANK = 16
@@ -47,11 +47,10 @@ class Tokens:
         self.tok = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tok.no_truncation()
         self.tok.no_padding()
-        self.cls, self.sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
+        self.sep = self.tok.token_to_id("[SEP]")
 
     def ids(self, example: Example) -> list[int]:
-        return pair_ids(lambda s: list(self.tok.encode(s, add_special_tokens=False).ids),
-                        self.cls, self.sep, context_of(example.prev), example.text)
+        return tokenise(self.tok, context_of(example.prev), example.text)
 
     def batch(self, rows: list[list[int]]) -> dict[str, Any]:
         torch = _torch()
@@ -62,9 +61,9 @@ class Tokens:
         for i, r in enumerate(rows):
             ids[i, :len(r)] = torch.tensor(r)
             mask[i, :len(r)] = 1
-            first = r.index(self.sep)
-            if first < len(r) - 1:  # a pair: the turn is segment 1
-                types[i, first + 1:len(r)] = 1
+            start = turn_start(r, self.sep)
+            if start is not None:
+                types[i, start:len(r)] = 1
         return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 
 

@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 
 from memtui.extract.classify.features import context_of
 from memtui.extract.classify.head import READER_GATE, Classifier, Head, softmax
-from memtui.extract.classify.reader import ADAPTED, MAX_TOKENS, READER, Adapter, Reader, pair_ids
+from memtui.extract.classify.reader import (
+    ADAPTED,
+    MAX_TOKENS,
+    READER,
+    Adapter,
+    Reader,
+    pair_ids,
+    tokenise,
+)
 
 CLS, SEP = 101, 102
 
@@ -97,8 +105,7 @@ def test_the_merged_encoder_reads_as_the_fine_tuned_torch_model(tmp_path: Path,
             state[name] += torch.from_numpy(adapter.scale * (b @ a))
     model.load_state_dict(state)
     tok = Reader(path)._load()[1].tokenizer
-    rows = [pair_ids(lambda s: list(tok.encode(s, add_special_tokens=False).ids), CLS, SEP,
-                     c, t) for c, t in PAIRS]
+    rows = [tokenise(tok, c, t) for c, t in PAIRS]
     want = []
     with torch.no_grad():
         for ids in rows:

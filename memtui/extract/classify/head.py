@@ -123,12 +123,12 @@ class Classifier:
         contexts = [context_of(p) for p, _ in pairs]
         x = features([t for _, t in pairs], contexts, self._embed, head.buckets)
         probs = head.probabilities(x)
+        rej, dec = head.labels.index("rejected"), head.labels.index("decision")
         if self.reader is not None:
             try:
                 if self.reader.labels() != head.labels:
                     raise ValueError("its labels are not the head's: rebuild both with "
                                      "bench/train_classifier.py")
-                rej, dec = head.labels.index("rejected"), head.labels.index("decision")
                 rows = [i for i, row in enumerate(probs)
                         if max(row[rej], row[dec]) >= READER_GATE]
                 if rows:
@@ -138,7 +138,6 @@ class Classifier:
                 log.warning("the extraction reader is unavailable, the head reads alone: %s",
                             exc)
                 self.reader = None
-        rej, dec = head.labels.index("rejected"), head.labels.index("decision")
         out = []
         for row in probs:
             top = int(row.argmax())

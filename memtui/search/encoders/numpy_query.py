@@ -89,7 +89,8 @@ class NumpyEncoder:
         with self._weights() as w:
             self.word = w("embeddings.word_embeddings.weight")
             self.pos = w("embeddings.position_embeddings.weight")
-            self.type0 = w("embeddings.token_type_embeddings.weight")[0]
+            self.token_types = w("embeddings.token_type_embeddings.weight")
+            self.type0 = self.token_types[0]
             self.ln0 = (w("embeddings.LayerNorm.weight"), w("embeddings.LayerNorm.bias"))
         self.blocks: list[dict[str, np.ndarray]] = []
         if layers:
