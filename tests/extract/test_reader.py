@@ -122,6 +122,32 @@ def test_the_merged_encoder_reads_as_the_fine_tuned_torch_model(tmp_path: Path,
     assert np.abs(plain - got).max() > 1e-3
 
 
+def test_a_pair_is_read_once_per_process(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same reply to the same proposal (a resumed session's copy, a file extracted
+    again) is read from the reader's cache: encoded once, the same reading."""
+    from memtui.search.encoders import onnx_query
+
+    monkeypatch.setattr(onnx_query, "available", lambda: False)
+    reader = Reader(_adapter(tmp_path))
+    encoder = reader._load()[1]
+    encoded: list[int] = []
+    real = encoder.encode_many
+
+    def counted(batch: list[tuple[int, ...]]) -> np.ndarray:
+        encoded.append(len(batch))
+        return np.asarray(real(batch))
+
+    monkeypatch.setattr(encoder, "encode_many", counted)
+    first = reader.logits([*PAIRS, PAIRS[0]])
+    assert encoded == [len(set(PAIRS))] and np.array_equal(first[0], first[-1])
+    again = reader.logits(list(reversed(PAIRS)))
+    assert encoded == [len(set(PAIRS))]  # nothing new to encode
+    assert np.allclose(again, first[:len(PAIRS)][::-1])
+    fresh = Reader(tmp_path / "reader.npz").logits(PAIRS)
+    assert np.allclose(fresh, first[:len(PAIRS)], atol=1e-6)
+
+
 def _zeroed(path: Path, tmp_path: Path) -> Path:
     with np.load(path) as z:
         arrays = {k: (np.zeros_like(z[k]) if k.startswith("b") and k[1:].isdigit() else z[k])

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import threading
 import zipfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,11 +153,18 @@ def _adapted_encoder(path: Path, adapter: Adapter) -> Any:
                 yield lambda name: adapter.merged(name, w(name))
 
         cache_family = "reader-encoder"
+        one_text_graph = False  # pairs are cut to MAX_TOKENS: encode_many reads them all
 
         def cache_salt(self) -> bytes:
             return adapter.digest.encode()
 
     return AdaptedEncoder(path, MAX_TOKENS)
+
+
+CACHE_SIZE = 4096
+"""Readings kept per process, by the pair's token ids: the same reply to the same
+proposal is read once (a resumed session's copy of the conversation, a sub-agent's
+transcript repeating its prompt, a file extracted again)."""
 
 
 class Reader:
@@ -167,6 +175,8 @@ class Reader:
         self._adapter: Adapter | None = None
         self._encoder: Any = None
         self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple[int, ...], np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     @staticmethod
     def available(path: Path = READER) -> bool:
@@ -190,7 +200,23 @@ class Reader:
         import numpy as np
 
         adapter, encoder = self._load()
-        ids = [tokenise(encoder.tokenizer, c, t) for c, t in pairs]
-        pooled = np.asarray(encoder.encode_many(ids), dtype=np.float32)
-        out: np.ndarray = ((pooled * SCALE) @ adapter.w.T + adapter.b) / adapter.temperature
+        if not pairs:
+            return np.zeros((0, len(adapter.labels)), dtype=np.float32)
+        ids = [tuple(tokenise(encoder.tokenizer, c, t)) for c, t in pairs]
+        with self._cache_lock:
+            known = {k: self._cache[k] for k in ids if k in self._cache}
+        todo = list(dict.fromkeys(k for k in ids if k not in known))
+        if todo:
+            pooled = np.asarray(encoder.encode_many(todo), dtype=np.float32)
+            fresh = ((pooled * SCALE) @ adapter.w.T + adapter.b) / adapter.temperature
+            known.update(zip(todo, fresh, strict=True))
+            with self._cache_lock:
+                self._cache.update(zip(todo, fresh, strict=True))
+                while len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        with self._cache_lock:
+            for k in known:
+                if k in self._cache:
+                    self._cache.move_to_end(k)
+        out: np.ndarray = np.stack([known[k] for k in ids]).astype(np.float32)
         return out

@@ -232,6 +232,10 @@ class OnnxEncoder(NumpyEncoder):
         """More of the cache key, for a subclass whose weights differ from the file's."""
         return b""
 
+    one_text_graph = True
+    """Open the one-text graph at once (a search's query is one text); an encoder that
+    reads only through ``encode_many`` opens it if ever a text needs windowing."""
+
     def __init__(self, path: Path, max_tokens: int = 512, *, precision: str = "int8",
                  threads: int = THREADS, cache_dir: Path | None = None) -> None:
         super().__init__(path, max_tokens, layers=False)
@@ -243,7 +247,10 @@ class OnnxEncoder(NumpyEncoder):
         self._options = session_options(threads)
         self.cache_path = self._cache_path(cache_dir)
         self.batched_cache_path = self._cache_path(cache_dir, batched=True)
-        self._session, self.from_cache = self._open(batched=False)
+        self._session: Any = None
+        self.from_cache = False
+        if self.one_text_graph:
+            self._session, self.from_cache = self._open(batched=False)
         self._batched: Any = None  # the batched graph's session, opened on first use
         # numpy does no matrix product here: no BLAS thread limit to set and restore
         self._limiter = contextlib.nullcontext()
@@ -318,6 +325,8 @@ class OnnxEncoder(NumpyEncoder):
         return self._embedding_sum(ids)
 
     def _layers(self, x: np.ndarray) -> np.ndarray:
+        if self._session is None:  # only under ``encode_ids``'s lock
+            self._session, self.from_cache = self._open(batched=False)
         pooled: np.ndarray = self._session.run(["pooled"], {"x": x})[0]
         return pooled
 
