@@ -85,8 +85,9 @@ DONT = rf"(?:don{_APOS}t|do not|dont)"
 
 # Rejections. Order matters only for the summary; any hit makes the sentence a rejection.
 _NO_START = _rx(
-    r"^(?:no|nope|nah|nay|negative)\b(?![\s,]*(?:problem|worries|worry|rush|idea|doubt|"
-    r"need to worry|wonder|matter|one|way\b(?!\s*[.!])))"
+    r"^(?:no|nope|nah|nay|negative)\b(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
+    r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|"
+    r"need to (?:worry|rush|hurry|stress|apologi[sz]e)|wonder|matter|one|way\b(?!\s*[.!])))"
 )
 _PROHIBIT_START = _rx(
     rf"^(?:please\s+|pls\s+|and\s+|but\s+|just\s+|so\s+)?(?:{DONT}|never|stop|quit|avoid|"

@@ -77,6 +77,9 @@ def test_preferences_decisions_and_the_rest_are_not_rejections(text: str, expect
     "Don't worry about the docs.",
     "There is no config file yet.",
     "No problem, thanks!",
+    "no hurry, I'll read it at the weekend",
+    "No need to rush, tomorrow is fine.",
+    "no pressure, whenever you can",
     "I don't know which one is faster.",
     "thanks",
 ])
