@@ -98,7 +98,7 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
         x, y = matrix(train, embed)
         w, b = fit(x, y)
         head = Head(LABELS, w, b, shipped.temperature, shipped.thresholds, shipped.model,
-                    shipped.buckets)
+                    shipped.buckets, shipped.alone)
         reader: Reader | bool = False
         if shipped_reader is not None:
             from bench.classifier import reader_training as rt
@@ -159,8 +159,8 @@ def main() -> None:
     print("\n".join(table([e.label for e in sgd_test], readings(sgd_test, clf))))
     if clf.reader is not None:
         head_only = readings(heldout, Classifier(embed=embed, reader=False))
-        print("\n## Held-out, the head without the reader (its thresholds were fitted "
-              "for the two together)\n")
+        print("\n## Held-out, the head without the reader (with the thresholds fitted "
+              "for it alone)\n")
         print("\n".join(table(gold, head_only)))
     if not args.skip_cross:
         with_reader = clf.reader is not None and args.cross_reader

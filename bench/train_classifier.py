@@ -14,7 +14,9 @@ Run: .venv/bin/python bench/train_classifier.py
 4. Fine-tunes the reader (``memtui/extract/classify/reader.py``: adapters on MiniLM over
    the turn and its context as one sequence, in torch) the same way, out of fold and
    then on everything but SGD, and fits its temperature; the combination's thresholds
-   are fitted on the mean of the head's and the reader's probabilities. ``--head-only``
+   are fitted on the mean of the head's and the reader's probabilities (where the head
+   gives a refusal or a decision ``READER_GATE``, as the classifier reads), and a second
+   set on the head's alone, for when it reads without the reader. ``--head-only``
    skips the reader (and removes ``reader.npz``). The readers are cached in
    ``bench/data/extract-corpus/.cache/`` under a key of the corpus and the code.
 5. Fits the shipped head on all of it (multinomial logistic regression in numpy,
@@ -53,7 +55,13 @@ from bench.classifier.training import (  # noqa: E402
 )
 from memtui.extract.classify import reader as reader_module  # noqa: E402
 from memtui.extract.classify.features import BUCKETS  # noqa: E402
-from memtui.extract.classify.head import WEIGHTS, Verdict, softmax  # noqa: E402
+from memtui.extract.classify.head import (  # noqa: E402
+    ALONE,
+    READER_GATE,
+    WEIGHTS,
+    Verdict,
+    softmax,
+)
 from memtui.extract.classify.reader import READER  # noqa: E402
 
 MANIFEST = ROOT / "memtui/extract/classify/head-manifest.json"
@@ -134,46 +142,65 @@ def main() -> None:
     temperature = fit_temperature(logits[tune], y[tune])
     w, b = fit(x[trainable], y[trainable], sample_weights(corpus)[trainable])
     probs = softmax(logits[tune] / temperature)
+    alone: dict[str, float] = {}
     if "--head-only" in sys.argv:
         READER.unlink(missing_ok=True)
         reader_temperature = None
     else:
         read, final = reader_readings(corpus, tune)
         reader_temperature = fit_temperature(read, y[tune])
-        probs = (probs + softmax(read / reader_temperature)) / 2
+        # the head's own thresholds, for when it reads without the reader
+        alone = fit_thresholds([corpus[i] for i in tune], _verdicts(probs))
+        # as the classifier reads: the mean where the head sees a refusal or a decision
+        gated = np.maximum(probs[:, LABELS.index("rejected")],
+                           probs[:, LABELS.index("decision")]) >= READER_GATE
+        probs = np.where(gated[:, None], (probs + softmax(read / reader_temperature)) / 2,
+                         probs)
         with np.load(final, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         arrays["temperature"] = np.float32(reader_temperature)
         np.savez_compressed(READER, **arrays)
-    rej, dec = LABELS.index("rejected"), LABELS.index("decision")
-    verdicts = [Verdict(LABELS[int(p.argmax())], float(p.max()), float(p[rej]), float(p[dec]))
-                for p in probs]
+    verdicts = _verdicts(probs)
     thresholds = fit_thresholds([corpus[i] for i in tune], verdicts)
     train = [e for e, t in zip(corpus, trainable, strict=True) if t]
     dev = [corpus[i] for i in tune]
-    names = sorted(thresholds)
+    stored = {**thresholds, **{ALONE + k: v for k, v in alone.items()}}
+    names = sorted(stored)
     np.savez_compressed(WEIGHTS, labels=np.array(LABELS), w=w.astype(np.float16), b=b,
                         temperature=np.float32(temperature), model=np.array(MODEL),
                         buckets=np.array([BUCKETS.words, BUCKETS.chars, BUCKETS.asked],
                                          dtype=np.int32),
                         threshold_names=np.array(names),
-                        thresholds=np.array([thresholds[k] for k in names], dtype=np.float32))
+                        thresholds=np.array([stored[k] for k in names], dtype=np.float32))
     digest = hashlib.sha256("\n".join(sorted(e.id for e in corpus)).encode()).hexdigest()
     MANIFEST.write_text(json.dumps({
         "train": len(train), "dev": len(dev), "temperature": round(temperature, 3),
         "reader_temperature": reader_temperature and round(reader_temperature, 3),
         "thresholds": {k: round(v, 3) for k, v in thresholds.items()},
+        "thresholds_head_alone": {k: round(v, 3) for k, v in alone.items()} or None,
         "sources": sorted({e.source for e in corpus}), "ids_sha256": digest,
         "conversations": sorted({e.conv for e in corpus if e.source == "hand"}),
     }, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({"train": len(train), "dev": len(dev), "temperature": temperature,
                       "reader_temperature": reader_temperature, "thresholds": thresholds,
+                      "thresholds_head_alone": alone or None,
                       "weights_bytes": WEIGHTS.stat().st_size,
                       "reader_bytes": READER.stat().st_size if READER.is_file() else 0}))
     hand = [i for i, e in enumerate(dev) if e.source == "hand"]
     print(f"\nOut of fold, {len(hand)} hand-written non-held-out turns (what tuning sees):")
     print("\n".join(out_of_fold_report([dev[i] for i in hand], [verdicts[i] for i in hand],
                                         thresholds)))
+    if alone:
+        print("The head alone (no reader), with the thresholds fitted for it:")
+        head_alone = _verdicts(softmax(logits[tune] / temperature))
+        print("\n".join(out_of_fold_report([dev[i] for i in hand],
+                                            [head_alone[i] for i in hand], alone)))
+
+
+def _verdicts(probs: np.ndarray) -> list[Verdict]:
+    rej, dec = LABELS.index("rejected"), LABELS.index("decision")
+    return [Verdict(LABELS[int(p.argmax())], float(p.max()), float(p[rej]), float(p[dec]))
+            for p in probs]
 
 
 def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
@@ -181,7 +208,7 @@ def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
     """Rejection and decision precision / recall of the classifier alone and of both."""
     gold = [e.label for e in examples]
     rules = [rules_reading(e) for e in examples]
-    both = [both_label(r[0], r[1], v, thresholds, e.prev)[0]
+    both = [both_label(r[0], r[1], v, thresholds, e)[0]
             for r, v, e in zip(rules, verdicts, examples, strict=True)]
     nones = [i for i, g in enumerate(gold) if g == "none"]
     lines = []
@@ -200,16 +227,16 @@ def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
         for lo, hi in ((0.0, 0.7), (0.7, 0.9), (0.9, 1.01)):
             hits = [e.label == label for e, r, v in zip(examples, rules, verdicts, strict=True)
                     if r[0] not in ("rejected", "decision")
-                    and lo <= _alone(r, v, thresholds, label, e.prev) < hi]
+                    and lo <= _alone(r, v, thresholds, label, e) < hi]
             cells.append(f"{lo:.1f}-{min(hi, 1.0):.1f}: {sum(hits)}/{len(hits)}")
         lines.append(f"    {label:<9} " + "  ".join(cells))
     return lines
 
 
 def _alone(rule: tuple[str, float, bool], verdict: Verdict, thresholds: dict[str, float],
-           label: str, previous: str) -> float:
+           label: str, ex: Example) -> float:
     """The confidence of ``label`` read by the classifier alone, -1 when not read."""
-    got, confidence = both_label(rule[0], rule[1], verdict, thresholds, previous)
+    got, confidence = both_label(rule[0], rule[1], verdict, thresholds, ex)
     return confidence if got == label else -1.0
 
 

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 from bench.classifier.corpus import LABELS, Example
 from memtui.extract.candidates import PreparedTurn
+from memtui.extract.classify.apply import asks
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import proposes
 from memtui.extract.classify.head import Verdict
 from memtui.extract.local import LocalExtractor
+from memtui.text import clean
 from memtui.transcripts import Turn
 
 # Which label a turn gets from what the rules extracted from it, strongest first.
@@ -50,11 +52,16 @@ def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,
 
 
 def both_label(rule: str, rule_conf: float, verdict: Verdict,
-               thresholds: dict[str, float], previous: str = "") -> tuple[str, float]:
-    """The combined reading: rejection/decision from ``combine``, the rest from the rules
-    (``previous``: the preceding turn)."""
+               thresholds: dict[str, float], ex: Example,
+               offered: bool | None = None) -> tuple[str, float]:
+    """The combined reading of ``ex``, as the extractor combines (``apply.refine``):
+    rejection/decision from ``combine``, the rest from the rules. ``offered``: whether
+    the preceding turn proposes anything, if already known."""
     key = rule if rule in ("rejected", "decision") else None
-    outcome = combine(key, rule_conf, verdict, thresholds, proposes(previous))
+    if offered is None:
+        offered = proposes(ex.prev)
+    outcome = combine(key, rule_conf, verdict, thresholds, offered, asks(clean(ex.text)),
+                      bool(ex.prev))
     if outcome.label is not None:
         return outcome.label, outcome.confidence
     return ("none", 0.0) if key is not None else (rule, rule_conf)

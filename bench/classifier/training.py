@@ -6,11 +6,13 @@ Shared by ``bench/train_classifier.py`` (the shipped head) and ``bench/bench_cla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from bench.classifier.corpus import DATA, LABELS, Example
 from bench.classifier.evaluate import both_label, rules_reading
-from memtui.extract.classify.features import context_of, features, model_embed
+from memtui.extract.classify.features import context_of, features, model_embed, proposes
 from memtui.extract.classify.head import Verdict, softmax
 
 MODEL = "all-MiniLM-L6-v2"
@@ -28,7 +30,7 @@ class CachedEmbed:
         self.model = model_embed(MODEL)
         self.dirty = False
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
         missing = [t for t in texts if t not in self.vectors]
         if missing:
             for t, v in zip(missing, self.model(missing), strict=True):
@@ -109,6 +111,7 @@ def fit_thresholds(dev: list[Example], verdicts: list[Verdict]) -> dict[str, flo
     recorded is the failure people notice, one recorded for review costs a keypress.
     """
     rules = [rules_reading(e) for e in dev]
+    offered = [proposes(e.prev) for e in dev]
     gold = [e.label for e in dev]
     nones = [i for i, g in enumerate(gold) if g == "none"]
 
@@ -120,16 +123,26 @@ def fit_thresholds(dev: list[Example], verdicts: list[Verdict]) -> dict[str, flo
     # From 0.5 up: with calibrated probabilities, anything recorded is more likely right
     # than wrong (lower thresholds win a little recall on the corpus and fill a person's
     # review with questions and instructions in real sessions).
+    # A question's threshold ("question", 0: as any turn's) is searched once the others
+    # are fitted: a pushback that leaves the choice open is the commonest question read
+    # as a refusal.
+    def value(th: dict[str, float]) -> float:
+        pred = [both_label(r[0], r[1], v, th, e, o)[0]
+                for r, v, e, o in zip(rules, verdicts, dev, offered, strict=True)]
+        captured = sum(pred[i] in ("rejected", "decision") for i in nones)
+        return f1(pred, "rejected") + f1(pred, "decision") - captured / max(1, len(nones))
+
     for rej in np.arange(0.5, 0.96, 0.05):
         for veto in (0.0, 0.05, 0.1, 0.2, 0.3, 0.4):
             for dec in np.arange(0.5, 0.96, 0.05):
                 th = {"rejected": round(float(rej), 2), "veto": veto,
-                      "decision": round(float(dec), 2)}
-                pred = [both_label(r[0], r[1], v, th, e.prev)[0]
-                        for r, v, e in zip(rules, verdicts, dev, strict=True)]
-                captured = sum(pred[i] in ("rejected", "decision") for i in nones)
-                value = (f1(pred, "rejected") + f1(pred, "decision")
-                         - captured / max(1, len(nones)))
-                if value > best[0]:
-                    best = (value, th)
+                      "decision": round(float(dec), 2), "question": 0.0}
+                got = value(th)
+                if got > best[0]:
+                    best = (got, th)
+    for question in (0.6, 0.7, 0.8, 0.9, 1.01):
+        th = {**best[1], "question": question}
+        got = value(th)
+        if got > best[0]:
+            best = (got, th)
     return best[1]

@@ -21,7 +21,8 @@ from memtui.extract.classify.features import (
     proposes,
     worth_embedding,
 )
-from memtui.extract.classify.head import WEIGHTS, Head, Verdict
+from memtui.extract.classify.head import WEIGHTS, Classifier, Head, Verdict
+from memtui.extract.classify.reader import READER
 from memtui.extract.classify.summary import decision_summary, gerund, proposal, rejection_summary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,6 +83,10 @@ def test_combination_adds_vetoes_and_keeps() -> None:
     # Fridays"): that keeps the rule's reading and confidence.
     kept = combine("rejected", 0.9, v(0.02, top="learning"), TH)
     assert (kept.label, kept.confidence) == ("rejected", 0.9)
+    # A correction corrects what the agent said: with no agent turn before, nothing.
+    assert combine("rejected", 0.9, v(0.02, top="correction"), TH).label is None
+    alone = combine("rejected", 0.9, v(0.02, top="correction"), TH, replying=False)
+    assert (alone.label, alone.confidence) == ("rejected", 0.9)
     # Agreement keeps the higher confidence.
     both = combine("rejected", 0.55, v(0.8), TH)
     assert (both.label, both.confidence, both.by) == ("rejected", 0.8, "both")
@@ -135,13 +140,29 @@ def test_the_shipped_head_is_small_and_never_saw_the_held_out_split() -> None:
     head = Head.load()
     assert head.labels[:2] == ("rejected", "decision") and "none" in head.labels
     assert WEIGHTS.stat().st_size < 128_000
-    assert set(head.thresholds) == {"rejected", "veto", "decision"}
+    assert set(head.thresholds) == {"rejected", "veto", "decision", "question"}
+    if READER.is_file():  # fitted for the mean with the reader, and for the head alone
+        assert head.alone is not None and set(head.alone) == set(head.thresholds)
     assert head.buckets == BUCKETS and head.w.shape[0] == 3 * 384 + 1 + BUCKETS.total
     manifest = json.loads(WEIGHTS.with_name("head-manifest.json").read_text())
     from bench.classifier.corpus import load
 
     heldout = {e.conv for e in load(generated=False, sgd=False) if e.split == "heldout"}
     assert heldout and not heldout & set(manifest["conversations"])
+
+
+def test_the_head_reading_alone_uses_the_thresholds_fitted_for_it() -> None:
+    from dataclasses import replace
+
+    shipped = Head.load()
+    mean, alone = {"rejected": 0.5, "veto": 0.4, "decision": 0.5}, \
+        {"rejected": 0.65, "veto": 0.2, "decision": 0.6}
+    head = replace(shipped, thresholds=mean, alone=alone)
+    assert Classifier(head=head, reader=False).thresholds() == alone
+    old_file = replace(shipped, thresholds=mean, alone=None)  # one set: used either way
+    assert Classifier(head=old_file, reader=False).thresholds() == mean
+    if READER.is_file():
+        assert Classifier(head=head).thresholds() == mean
 
 
 def test_training_refuses_held_out_examples() -> None:
@@ -195,6 +216,20 @@ def test_the_local_extractor_with_the_classifier_names_what_was_refused() -> Non
     assert rejected[0].confidence >= ALONE_ACTIVE and rejected[0].status == "active"
     assert not [s for s in out.state if s.source_entry == "m2"]  # thanks is nothing
     assert [e.kind for e in out.episodes if e.source_entry == "m1"] == ["rejection"]
+
+
+def test_a_question_needs_its_own_threshold_to_be_read_as_a_refusal() -> None:
+    """"isn't marketing doing that already?" pushes back and leaves the choice open: a
+    question the classifier alone reads as a refusal needs ``question``, if higher."""
+    th = {**TH, "rejected": 0.5, "question": 0.8}
+    assert combine(None, 0.0, v(0.7), th, question=False).label == "rejected"
+    assert combine(None, 0.0, v(0.7), th, question=True).label is None
+    assert combine(None, 0.0, v(0.85), th, question=True).label == "rejected"
+    # a head file without it reads a question as any turn
+    assert combine(None, 0.0, v(0.7), {**TH, "rejected": 0.5}, question=True).label == \
+        "rejected"
+    # the rules' own rejection in a question is not the classifier's to add
+    assert combine("rejected", 0.9, v(0.7), th, question=True).label == "rejected"
 
 
 def test_the_classifier_adds_a_rejection_only_after_an_offer() -> None:

@@ -191,6 +191,9 @@ def test_a_damaged_reader_file_leaves_the_head_reading_alone(
         Adapter.load(broken)
     clf = Classifier(reader=Reader(broken))
     pairs = [("Should I restart the pod now?", "nah leave it")]
+    assert clf.thresholds() == Head.load().thresholds  # fitted for the mean, until...
     got = clf.verdicts(pairs)
     assert got == Classifier(reader=False).verdicts(pairs) and clf.reader is None
+    # ...the reader turns out damaged: the head reads with the thresholds fitted for it
+    assert clf.thresholds() == (Head.load().alone or Head.load().thresholds)
     assert "the head reads alone" in caplog.text and str(broken) in caplog.text

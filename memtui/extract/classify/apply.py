@@ -46,6 +46,11 @@ def read(classifier: Classifier, turns: Sequence[PreparedTurn]) -> dict[str, Ver
     return {pt.id: v for pt, v in zip(chosen, verdicts, strict=True)}
 
 
+def asks(text: str) -> bool:
+    """Whether the (cleaned) turn is a question: it ends with a question mark."""
+    return text.rstrip().endswith("?")
+
+
 def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
                  classifier: Classifier, turns: Sequence[PreparedTurn],
                  review_below: float) -> Extraction:
@@ -56,7 +61,7 @@ def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
     """
     try:
         verdicts = read(classifier, turns)
-        thresholds = classifier.head.thresholds
+        thresholds = classifier.thresholds()
     except (EmbeddingUnavailable, OSError, ValueError) as exc:
         log.warning("the extraction classifier is unavailable, rules only: %s", exc)
         verdicts, thresholds = {}, {}
@@ -84,9 +89,9 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
             rule, rule_conf = category, max(confs)
             break
     text = clean(pt.text)
-    question = text.rstrip().endswith("?")
+    question = asks(text)
     outcome = combine(rule, rule_conf, verdict, thresholds, proposes(pt.previous_assistant),
-                      question)
+                      question, bool(pt.previous_assistant))
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:

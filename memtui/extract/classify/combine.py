@@ -2,7 +2,8 @@
 
 The phrase rules stay the first reader; the classifier's calibrated probabilities then
 
-- **add** a rejection the rules missed when P(rejected) reaches ``rejected``
+- **add** a rejection the rules missed when P(rejected) reaches ``rejected`` (in a
+  question, ``question`` if higher)
   ("that's a no on the paid plan", a refusal hidden behind a reason), and only when the
   preceding turn offered something to turn down (``features.proposes``): a question,
   an intent, options or a draft. After a report ("Done, tests pass."), "why are there
@@ -28,7 +29,10 @@ from dataclasses import dataclass
 
 from memtui.extract.classify.head import Verdict
 
-DEFAULT_THRESHOLDS = {"rejected": 0.6, "veto": 0.15, "decision": 0.6}
+DEFAULT_THRESHOLDS = {"rejected": 0.6, "veto": 0.15, "decision": 0.6, "question": 0.0}
+"""``question``: what P(rejected) a question needs for the classifier alone to read it as a
+refusal, if more than ``rejected`` ("isn't marketing doing that already?" pushes back and
+leaves the choice open; "why would we pay for that?" turns the offer down)."""
 VETOING = frozenset({"none", "correction", "decision"})
 """What the classifier must read a turn as to overrule the rules' rejection of it."""
 
@@ -44,22 +48,27 @@ class Outcome:
 
 def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
             thresholds: dict[str, float], offered: bool = True,
-            question: bool = False) -> Outcome:
+            question: bool = False, replying: bool = True) -> Outcome:
     """The turn's rejection/decision reading given the rules' (``rule``: the strongest
     category the rules found in it, or None) and the classifier's. ``offered``: the
     preceding turn offered something to turn down; ``question``: the turn is a question,
-    which asks and decides nothing, so the classifier never reads it as a decision."""
+    which asks and decides nothing, so the classifier never reads it as a decision;
+    ``replying``: an agent's turn precedes it (with none, there is nothing to correct: a
+    correction reading vetoes nothing, and "Don't use requests, we use httpx" opening a
+    session stays the rules' prohibition)."""
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
-        if verdict.rejected < t["veto"] and verdict.label in VETOING:
+        vetoing = VETOING if replying else VETOING - {"correction"}
+        if verdict.rejected < t["veto"] and verdict.label in vetoing:
             if decides:
                 return Outcome("decision", verdict.decision, "classifier")
             return Outcome(None, 1.0 - verdict.rejected, "classifier")
         agree = verdict.rejected >= 0.5
         return Outcome("rejected", max(verdict.rejected, rule_confidence) if agree
                        else rule_confidence, "both" if agree else "rules")
-    if verdict.rejected >= t["rejected"] and offered:
+    needs = max(t["rejected"], t["question"]) if question else t["rejected"]
+    if verdict.rejected >= needs and offered:
         return Outcome("rejected", verdict.rejected, "classifier")
     if rule == "decision":
         agree = verdict.decision >= 0.5

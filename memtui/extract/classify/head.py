@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 WEIGHTS = Path(__file__).with_name("head.npz")
+ALONE = "alone."
+"""The prefix, in ``head.npz``, of the thresholds fitted for the head without the reader."""
 log = logging.getLogger(__name__)
 READER_GATE = 0.2
 """The reader reads a turn only where the head gives a refusal or a decision at least
@@ -57,6 +59,9 @@ class Head:
     model: str
     buckets: Buckets = Buckets(0, 0, 0)
     """The hashed blocks of the feature vector the weights were fitted with."""
+    alone: dict[str, float] | None = None
+    """The thresholds fitted for the head reading alone, where ``thresholds`` were fitted
+    for its mean with the reader (None: the file has one set, used either way)."""
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> Head:
@@ -64,13 +69,15 @@ class Head:
 
         with np.load(path, allow_pickle=False) as z:
             names = [str(k) for k in z["threshold_names"]]
+            every = dict(zip(names, (float(v) for v in z["thresholds"]), strict=True))
+            alone = {k.removeprefix(ALONE): v for k, v in every.items() if k.startswith(ALONE)}
             # Weights are stored as float16 (half the file, no measurable change in any
             # reading) and computed with in float32.
             return cls(labels=tuple(str(x) for x in z["labels"]),
                        w=z["w"].astype(np.float32), b=z["b"].astype(np.float32),
                        temperature=float(z["temperature"]),
-                       thresholds=dict(zip(names, (float(v) for v in z["thresholds"]),
-                                           strict=True)),
+                       thresholds={k: v for k, v in every.items() if not k.startswith(ALONE)},
+                       alone=alone or None,
                        model=str(z["model"]),
                        buckets=Buckets(*(int(n) for n in z["buckets"])) if "buckets" in z
                        else Buckets(0, 0, 0))
@@ -92,7 +99,7 @@ class Classifier:
     extraction. With a reader (``reader.py``), a verdict's probabilities are the mean of
     the head's and the reader's, both calibrated (where the head sees a refusal or a
     decision at all: ``READER_GATE``); ``reader=False`` reads with the head
-    alone (the head's thresholds were fitted for the mean when ``reader.npz`` exists)."""
+    alone, with the thresholds fitted for it (``thresholds``)."""
 
     def __init__(self, embed: Embed | None = None, weights: Path = WEIGHTS,
                  head: Head | None = None, reader: Reader | bool = True) -> None:
@@ -113,6 +120,15 @@ class Classifier:
                 if self._embed is None:
                     self._embed = model_embed(self._head.model)
             return self._head
+
+    def thresholds(self) -> dict[str, float]:
+        """The combination's thresholds for how this classifier reads: fitted for the mean
+        of the head and the reader, or for the head alone when it has no reader (none
+        shipped, ``reader=False``, or its file turned out damaged)."""
+        head = self.head
+        if self.reader is None and head.alone is not None:
+            return head.alone
+        return head.thresholds
 
     def verdicts(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
         """(preceding turn, turn) pairs in, one verdict each out."""
