@@ -2,25 +2,26 @@
 
 The phrase rules stay the first reader; the classifier's calibrated probabilities then
 
-- **add** a rejection the rules missed when P(rejected) reaches ``rejected`` (in a
-  question, ``question`` if higher)
-  ("that's a no on the paid plan", a refusal hidden behind a reason), and only when the
-  preceding turn offered something to turn down (``features.proposes``): a question,
-  an intent, options or a draft. After a report ("Done, tests pass."), "why are there
-  two handlers?" asks; it refuses nothing. (On the non-held-out corpus 9 in 10 refusals
-  follow such a turn; the rules still read the others.)
+- **add** a rejection the rules missed when P(rejected) reaches ``rejected`` ("that's a
+  no on the paid plan", a refusal hidden behind a reason; in a question, ``question`` if
+  that is higher), and only when the preceding turn offered something to turn down
+  (``features.proposes``): a question, an intent, options or a draft. After a report
+  ("Done, tests pass."), "why are there two handlers?" asks; it refuses nothing. (On the
+  non-held-out corpus 9 in 10 refusals follow such a turn; the rules still read the
+  others.)
 - **veto** a rule's rejection when P(rejected) is below ``veto`` and the classifier reads
-  the turn as noise, a correction or an approval ("no worries", "no wait, the staging
-  one", sarcasm). A prohibition it reads as a standing instruction or a preference
-  ("never deploy on Fridays") stays a rejection: the rules' reading of those is the
-  project's (a CRITICAL rule), not a mistake.
+  the turn as noise, a correction (only after an agent's turn) or an approval ("no
+  worries", "no wait, the staging one", sarcasm). A prohibition it reads as a standing
+  instruction or a preference ("never deploy on Fridays") stays a rejection: the rules'
+  reading of those is the project's (a CRITICAL rule), not a mistake.
 - **add** a decision the rules missed when P(decision) reaches ``decision`` (an approval
   in unusual words), unless the turn already rejects.
 
-The thresholds are fitted on the dev split by ``bench/train_classifier.py`` and stored
-with the weights. The confidence of the result is the classifier's calibrated
-probability, raised to the rule's own confidence when both agree; a rule's rejection the
-classifier neither confirms nor vetoes keeps the rule's confidence.
+The thresholds are fitted out of fold by ``bench/train_classifier.py`` and stored with
+the weights (a set for the head with the reader, a set for the head alone). The
+confidence of the result is the classifier's calibrated probability, raised to the
+rule's own confidence when both agree; a rule's rejection the classifier neither
+confirms nor vetoes keeps the rule's confidence.
 """
 
 from __future__ import annotations
