@@ -96,6 +96,10 @@ def test_over_ssh_in_tmux_at_80x24(tmp_path: Path) -> None:
     env = f"PYTHONPATH={shlex.quote(str(REPO))} TERM=xterm-256color"
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
                     f"env {env} {command}"], check=True)
+    # Keep the pane once memtui exits, so its last words can still be read (without it
+    # the session closes as it prints, and reading the screen races the exit).
+    subprocess.run(["tmux", "set-window-option", "-t", session, "remain-on-exit", "on"],
+                   check=True)
     try:
         first = _until(session, "CRIT")
         for title in ("1 Active state", "2 Rejections", "3 Rules", "4 Flows", "5 Context"):
