@@ -57,10 +57,11 @@ from memtui.extract.classify import reader as reader_module  # noqa: E402
 from memtui.extract.classify.features import BUCKETS  # noqa: E402
 from memtui.extract.classify.head import (  # noqa: E402
     ALONE,
-    READER_GATE,
     WEIGHTS,
     Verdict,
+    gated,
     softmax,
+    verdicts_of,
 )
 from memtui.extract.classify.reader import READER  # noqa: E402
 
@@ -70,13 +71,18 @@ MANIFEST = ROOT / "memtui/extract/classify/head-manifest.json"
 FOLDS = 4
 
 
+def folds(examples: list[Example]) -> np.ndarray:
+    """Each example's fold: hand conversations in FOLDS groups by id, the rest -1."""
+    return np.array([zlib.crc32(e.conv.encode()) % FOLDS if e.source == "hand" else -1
+                     for e in examples])
+
+
 def out_of_fold(examples: list[Example], embed: CachedEmbed) -> np.ndarray:
     """P(label) of every non-SGD-dev example from a head that did not see its
     conversation: hand conversations in FOLDS groups; SGD dev is never trained on."""
     x, y = matrix(examples, embed)
     sw = sample_weights(examples)
-    fold = np.array([zlib.crc32(e.conv.encode()) % FOLDS if e.source == "hand" else -1
-                     for e in examples])
+    fold = folds(examples)
     tune = np.array([e.source == "hand" or e.split == "dev" for e in examples])
     trainable = np.array([not (e.source == "sgd" and e.split == "dev") for e in examples])
     logits = np.zeros((len(examples), len(LABELS)))
@@ -111,8 +117,7 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
     tokens = rt.Tokens(MODEL)
     readable = np.array([e.source != "sgd" for e in corpus])
     sw = sample_weights(corpus)
-    fold = np.array([zlib.crc32(e.conv.encode()) % FOLDS if e.source == "hand" else -1
-                     for e in corpus])
+    fold = folds(corpus)
     out = np.zeros((len(corpus), len(LABELS)), dtype=np.float32)
     for k in range(FOLDS):
         keep = np.where(readable & (fold != k))[0]
@@ -150,17 +155,15 @@ def main() -> None:
         read, final = reader_readings(corpus, tune)
         reader_temperature = fit_temperature(read, y[tune])
         # the head's own thresholds, for when it reads without the reader
-        alone = fit_thresholds([corpus[i] for i in tune], _verdicts(probs))
+        alone = fit_thresholds([corpus[i] for i in tune], verdicts_of(probs, LABELS))
         # as the classifier reads: the mean where the head sees a refusal or a decision
-        gated = np.maximum(probs[:, LABELS.index("rejected")],
-                           probs[:, LABELS.index("decision")]) >= READER_GATE
-        probs = np.where(gated[:, None], (probs + softmax(read / reader_temperature)) / 2,
-                         probs)
+        probs = np.where(gated(probs, LABELS)[:, None],
+                         (probs + softmax(read / reader_temperature)) / 2, probs)
         with np.load(final, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         arrays["temperature"] = np.float32(reader_temperature)
         np.savez_compressed(READER, **arrays)
-    verdicts = _verdicts(probs)
+    verdicts = verdicts_of(probs, LABELS)
     thresholds = fit_thresholds([corpus[i] for i in tune], verdicts)
     train = [e for e, t in zip(corpus, trainable, strict=True) if t]
     dev = [corpus[i] for i in tune]
@@ -192,15 +195,9 @@ def main() -> None:
                                         thresholds)))
     if alone:
         print("The head alone (no reader), with the thresholds fitted for it:")
-        head_alone = _verdicts(softmax(logits[tune] / temperature))
+        head_alone = verdicts_of(softmax(logits[tune] / temperature), LABELS)
         print("\n".join(out_of_fold_report([dev[i] for i in hand],
                                             [head_alone[i] for i in hand], alone)))
-
-
-def _verdicts(probs: np.ndarray) -> list[Verdict]:
-    rej, dec = LABELS.index("rejected"), LABELS.index("decision")
-    return [Verdict(LABELS[int(p.argmax())], float(p.max()), float(p[rej]), float(p[dec]))
-            for p in probs]
 
 
 def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],

@@ -139,14 +139,12 @@ class Classifier:
         contexts = [context_of(p) for p, _ in pairs]
         x = features([t for _, t in pairs], contexts, self._embed, head.buckets)
         probs = head.probabilities(x)
-        rej, dec = head.labels.index("rejected"), head.labels.index("decision")
         if self.reader is not None:
             try:
                 if self.reader.labels() != head.labels:
                     raise ValueError("its labels are not the head's: rebuild both with "
                                      "bench/train_classifier.py")
-                rows = [i for i, row in enumerate(probs)
-                        if max(row[rej], row[dec]) >= READER_GATE]
+                rows = [int(i) for i in gated(probs, head.labels).nonzero()[0]]
                 if rows:
                     probs[rows] = (probs[rows] + softmax(self.reader.logits(
                         [(contexts[i], pairs[i][1]) for i in rows]))) / 2
@@ -154,9 +152,22 @@ class Classifier:
                 log.warning("the extraction reader is unavailable, the head reads alone: %s",
                             exc)
                 self.reader = None
-        out = []
-        for row in probs:
-            top = int(row.argmax())
-            out.append(Verdict(head.labels[top], float(row[top]), float(row[rej]),
-                               float(row[dec])))
-        return out
+        return verdicts_of(probs, head.labels)
+
+
+def gated(probs: np.ndarray, labels: Sequence[str]) -> np.ndarray:
+    """Which rows of the head's probabilities the reader reads (``READER_GATE``)."""
+    import numpy as np
+
+    rej, dec = labels.index("rejected"), labels.index("decision")
+    return np.asarray(np.maximum(probs[:, rej], probs[:, dec]) >= READER_GATE)
+
+
+def verdicts_of(probs: np.ndarray, labels: Sequence[str]) -> list[Verdict]:
+    """One verdict per row of calibrated probabilities."""
+    rej, dec = labels.index("rejected"), labels.index("decision")
+    out = []
+    for row in probs:
+        top = int(row.argmax())
+        out.append(Verdict(labels[top], float(row[top]), float(row[rej]), float(row[dec])))
+    return out

@@ -205,6 +205,8 @@ class Reader:
         ids = [tuple(tokenise(encoder.tokenizer, c, t)) for c, t in pairs]
         with self._cache_lock:
             known = {k: self._cache[k] for k in ids if k in self._cache}
+            for k in known:
+                self._cache.move_to_end(k)
         todo = list(dict.fromkeys(k for k in ids if k not in known))
         if todo:
             pooled = np.asarray(encoder.encode_many(todo), dtype=np.float32)
@@ -214,9 +216,5 @@ class Reader:
                 self._cache.update(zip(todo, fresh, strict=True))
                 while len(self._cache) > CACHE_SIZE:
                     self._cache.popitem(last=False)
-        with self._cache_lock:
-            for k in known:
-                if k in self._cache:
-                    self._cache.move_to_end(k)
         out: np.ndarray = np.stack([known[k] for k in ids]).astype(np.float32)
         return out
