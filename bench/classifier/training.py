@@ -136,12 +136,22 @@ def fit_thresholds(dev: list[Example], verdicts: list[Verdict]) -> dict[str, flo
         for veto in (0.0, 0.05, 0.1, 0.2, 0.3, 0.4):
             for dec in np.arange(0.5, 0.96, 0.05):
                 th = {"rejected": round(float(rej), 2), "veto": veto,
-                      "decision": round(float(dec), 2), "question": 0.0}
+                      "decision": round(float(dec), 2), "question": 0.0,
+                      "unoffered": 1.01}
                 got = value(th)
                 if got > best[0]:
                     best = (got, th)
     for question in (0.6, 0.7, 0.8, 0.9, 1.01):
         th = {**best[1], "question": question}
+        got = value(th)
+        if got > best[0]:
+            best = (got, th)
+    # Then what a refusal needs where the preceding turn shows no offer ("unoffered",
+    # 1.01: none is read there): an offer is often only implied, and an instruction
+    # after a report reads much like a refusal.
+    best = (value({**best[1], "unoffered": 1.01}), {**best[1], "unoffered": 1.01})
+    for unoffered in (0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9):
+        th = {**best[1], "unoffered": unoffered}
         got = value(th)
         if got > best[0]:
             best = (got, th)

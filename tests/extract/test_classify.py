@@ -140,7 +140,7 @@ def test_the_shipped_head_is_small_and_never_saw_the_held_out_split() -> None:
     head = Head.load()
     assert head.labels[:2] == ("rejected", "decision") and "none" in head.labels
     assert WEIGHTS.stat().st_size < 128_000
-    assert set(head.thresholds) == {"rejected", "veto", "decision", "question"}
+    assert set(head.thresholds) == {"rejected", "veto", "decision", "question", "unoffered"}
     if READER.is_file():  # fitted for the mean with the reader, and for the head alone
         assert head.alone is not None and set(head.alone) == set(head.thresholds)
     assert head.buckets == BUCKETS and head.w.shape[0] == 3 * 384 + 1 + BUCKETS.total
@@ -232,8 +232,17 @@ def test_a_question_needs_its_own_threshold_to_be_read_as_a_refusal() -> None:
     assert combine("rejected", 0.9, v(0.7), th, question=True).label == "rejected"
 
 
-def test_the_classifier_adds_a_rejection_only_after_an_offer() -> None:
-    """A refusal turns something down: after a report the same words only ask."""
+def test_where_no_offer_shows_a_refusal_needs_the_unoffered_threshold() -> None:
+    """A refusal turns something down: after a report the same words mostly ask or
+    instruct, so with no offer in sight the classifier must be surer (``unoffered``); a
+    head file without that threshold never reads one there."""
+    th = {**TH, "rejected": 0.5, "unoffered": 0.8}
+    assert combine(None, 0.0, v(0.7), th, offered=True).label == "rejected"
+    assert combine(None, 0.0, v(0.7), th, offered=False).label is None
+    assert combine(None, 0.0, v(0.85), th, offered=False).label == "rejected"
+    # a question with no offer needs the higher of the two
+    assert combine(None, 0.0, v(0.85), {**th, "question": 0.9}, offered=False,
+                   question=True).label is None
     assert combine(None, 0.0, v(0.93), TH, offered=True).label == "rejected"
     assert combine(None, 0.0, v(0.93), TH, offered=False).label is None
     # The rules' own reading does not depend on it.

@@ -74,6 +74,26 @@ def test_what_only_the_classifier_read_is_served_only_when_very_sure() -> None:
     assert read_at(0.95, review_below=0.97) == [("rejected", "proposed")]
 
 
+def test_a_refusal_of_no_visible_offer_is_never_served() -> None:
+    """"email no, ppl dont read them" after "thx for the report" refuses an offer made
+    earlier or only implied; however sure the head is, a refusal the classifier alone
+    reads after a turn that offers nothing waits in review (an instruction after a report
+    reads much like one). A decision there is served as any."""
+    pt = said("email no, ppl dont read them", previous="thx for the report")
+    th = {**TH, "unoffered": 0.6}
+
+    def read_as(verdict: Verdict) -> list[tuple[str, str]]:
+        one = Extraction()
+        LocalExtractor().extract_turn(pt, one)
+        refine(pt, one, verdict, th, 0.7)
+        return [(s.category, s.status) for s in one.state if s.category in
+                ("rejected", "decision")]
+
+    assert read_as(Verdict("rejected", 0.98, 0.98, 0.01)) == [("rejected", "proposed")]
+    assert read_as(Verdict("decision", 0.98, 0.01, 0.98)) == [("decision", "active")]
+    assert read_as(Verdict("rejected", 0.5, 0.5, 0.01)) == []
+
+
 def test_a_question_the_classifier_alone_reads_is_never_served() -> None:
     """'why are there two handlers?' is asked, not refused: however sure the head is, it
     waits in review; a question is never filed as a decision."""

@@ -90,8 +90,9 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
             break
     text = clean(pt.text)
     question = asks(text)
-    outcome = combine(rule, rule_conf, verdict, thresholds, proposes(pt.previous_assistant),
-                      question, bool(pt.previous_assistant))
+    offered = proposes(pt.previous_assistant)
+    outcome = combine(rule, rule_conf, verdict, thresholds, offered, question,
+                      bool(pt.previous_assistant))
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
@@ -106,8 +107,11 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     # What only the classifier read is served only when it is very sure (how often each
     # band is right out of fold: bench/train_classifier.py); an active rejection becomes
     # a critical rule overnight. The rest waits in review, and so does a question that
-    # objects ("why would we pay for that?"): rare beside the many that only ask.
-    sure = outcome.confidence >= max(review_below, ALONE_ACTIVE) and not question
+    # objects ("why would we pay for that?"): rare beside the many that only ask, and a
+    # refusal of an offer no words of the agent's show (an instruction after a report
+    # reads much like one).
+    sure = (outcome.confidence >= max(review_below, ALONE_ACTIVE) and not question
+            and (offered or outcome.label == "decision"))
     status = "active" if sure else "proposed"
     ask = context_of(pt.previous_assistant)
     if outcome.label == "rejected":

@@ -4,11 +4,12 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
 
 - **add** a rejection the rules missed when P(rejected) reaches ``rejected`` ("that's a
   no on the paid plan", a refusal hidden behind a reason; in a question, ``question`` if
-  that is higher), and only when the preceding turn offered something to turn down
-  (``features.proposes``): a question, an intent, options or a draft. After a report
-  ("Done, tests pass."), "why are there two handlers?" asks; it refuses nothing. (On the
-  non-held-out corpus 9 in 10 refusals follow such a turn; the rules still read the
-  others.)
+  that is higher). The preceding turn should have offered something to turn down
+  (``features.proposes``: a question, an intent, options or a draft): after a report
+  ("Done, tests pass."), "why are there two handlers?" asks; it refuses nothing. Where
+  no offer shows, the turn needs ``unoffered``: an offer is often only implied ("A
+  one-year term saves about 19%." then "still a no, the budget's frozen"), so a
+  refusal the classifier is sure of still counts.
 - **veto** a rule's rejection when P(rejected) is below ``veto`` and the classifier reads
   the turn as noise, a correction (only after an agent's turn) or an approval ("no
   worries", "no wait, the staging one", sarcasm). A prohibition it reads as a standing
@@ -30,10 +31,14 @@ from dataclasses import dataclass
 
 from memtui.extract.classify.head import Verdict
 
-DEFAULT_THRESHOLDS = {"rejected": 0.6, "veto": 0.15, "decision": 0.6, "question": 0.0}
+DEFAULT_THRESHOLDS = {"rejected": 0.6, "veto": 0.15, "decision": 0.6, "question": 0.0,
+                      "unoffered": 1.01}
 """``question``: what P(rejected) a question needs for the classifier alone to read it as a
 refusal, if more than ``rejected`` ("isn't marketing doing that already?" pushes back and
-leaves the choice open; "why would we pay for that?" turns the offer down)."""
+leaves the choice open; "why would we pay for that?" turns the offer down).
+``unoffered``: what P(rejected) a turn needs for the classifier alone to read it as a
+refusal when the preceding turn offers nothing ``features.proposes`` sees, if more than
+the others (1.01, a head file without it: never)."""
 VETOING = frozenset({"none", "correction", "decision"})
 """What the classifier must read a turn as to overrule the rules' rejection of it."""
 
@@ -68,8 +73,11 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
         agree = verdict.rejected >= 0.5
         return Outcome("rejected", max(verdict.rejected, rule_confidence) if agree
                        else rule_confidence, "both" if agree else "rules")
-    needs = max(t["rejected"], t["question"]) if question else t["rejected"]
-    if verdict.rejected >= needs and offered:
+    needs = max(t["rejected"], t["question"] if question else 0.0,
+                t["unoffered"] if not offered else 0.0)
+    # With no offer in sight, the rules' decision stands: "let's go with Caddy... no
+    # wait, we stay on nginx" reverses a choice; it turns down nothing the agent offered.
+    if verdict.rejected >= needs and (offered or rule != "decision"):
         return Outcome("rejected", verdict.rejected, "classifier")
     if rule == "decision":
         agree = verdict.decision >= 0.5
