@@ -6,18 +6,21 @@ import sys
 
 import click
 
-from memtui.cli.common import emit_json, home_of, json_option
+from memtui.cli.common import emit_json, home_of, json_option, opened
 
 
 @click.command()
 @click.argument("text")
 @click.option("--agent", help="Whose memory (default agent if unset).")
 @click.option("--long-term", is_flag=True, help="Append to MEMORY.md, not today's daily log.")
+@click.option("--fact", "key", metavar="KEY",
+              help="Set the fact KEY to TEXT; a new value supersedes the old one.")
 @json_option
 @click.pass_context
 def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
-             as_json: bool) -> None:
-    """Write TEXT to memory now: memory/YYYY-MM-DD.md, or MEMORY.md with --long-term.
+             key: str | None, as_json: bool) -> None:
+    """Write TEXT to memory now: memory/YYYY-MM-DD.md, MEMORY.md with --long-term, or
+    the current value of a fact with --fact KEY (its old values kept as history).
 
     TEXT '-' reads the text from standard input.
     """
@@ -25,12 +28,30 @@ def remember(ctx: click.Context, text: str, agent: str | None, long_term: bool,
 
     if text == "-":
         text = sys.stdin.read()
+    if key is not None:
+        if long_term:
+            raise click.UsageError("--fact and --long-term do not go together")
+        _fact(ctx, agent, key, text, as_json)
+        return
     home = home_of(ctx)
     done = write(home, home.agent(agent), text, long_term=long_term)
     if as_json:
         emit_json(done)
     else:
         click.echo(f"remembered in {done.path}:{done.line}")
+
+
+def _fact(ctx: click.Context, agent: str | None, key: str, text: str, as_json: bool) -> None:
+    from memtui.serving.remember import remember as keep
+
+    with opened(ctx) as (home, db):
+        kept = keep(home, db, home.agent(agent, db), text, "fact", key=key, actor="cli")
+    if as_json:
+        emit_json(kept)
+    elif kept.stored:
+        click.echo(f"remembered as {kept.id}: {kept.reason}")
+    else:
+        click.echo(f"not written{f' ({kept.id})' if kept.id else ''}: {kept.reason}")
 
 
 @click.command()

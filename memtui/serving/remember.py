@@ -2,13 +2,15 @@
 
 The text is redacted, checked against the capture policy's forbidden sections (an agent
 asking to remember "thanks" is UI noise), and then written: a markdown note (today's
-daily log or MEMORY.md), or a state entry that goes through consolidation, so a restated
-decision updates the one already there, a changed one supersedes it, and a buried one
-(tombstone) stays buried.
+daily log or MEMORY.md), a state entry, or a fact (a key's current value). State entries
+and facts go through consolidation, so a restated decision updates the one already
+there, a changed one supersedes it, a fact's new value supersedes the old one (its
+history kept), and a buried one (tombstone) stays buried.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +25,10 @@ STATE_LAYERS = ("decision", "task", "discovery", "learning", "context", "rejecte
 if TYPE_CHECKING:
     from memtui.extract.policy import Policy
 
-LAYERS = NOTE_LAYERS + STATE_LAYERS
+FACT_LAYER = "fact"
+LAYERS = NOTE_LAYERS + STATE_LAYERS + (FACT_LAYER,)
+_KEYED = re.compile(r"^\s*([^:=\n]{1,80}?)\s*[:=]\s*(\S.*)$", re.S)
+"""A fact written as its key and value: "staging db port: 5433", "deploy branch = main"."""
 
 
 @dataclass(frozen=True)
@@ -38,14 +43,20 @@ class Kept:
 
 
 def remember(home: Home, db: Database, agent: str, content: str, layer: str = "daily", *,
-             tags: Sequence[str] = (), actor: str) -> Kept:
-    """Keep ``content`` in ``layer`` for ``agent``; refused content is not written."""
+             tags: Sequence[str] = (), actor: str, key: str | None = None) -> Kept:
+    """Keep ``content`` in ``layer`` for ``agent``; refused content is not written.
+
+    In the ``fact`` layer ``content`` is the value of ``key``; without a key, it is read
+    from the content written as "key: value" or "key = value".
+    """
     from memtui.redact import redact
 
     if layer not in LAYERS:
         raise MemtuiError(f"unknown layer {layer!r}: use {', '.join(LAYERS)}")
     if not content.strip():
         raise MemtuiError("nothing to remember: the content is empty")
+    if key is not None and layer != FACT_LAYER:
+        raise MemtuiError(f"a key names a fact: use the layer {FACT_LAYER!r}, not {layer!r}")
     clean = redact(content.replace("\x00", " "))
     text = clean.text.strip()
     tag_text = " ".join(f"#{t.strip().lstrip('#')}" for t in tags if t.strip())
@@ -59,6 +70,8 @@ def remember(home: Home, db: Database, agent: str, content: str, layer: str = "d
         done = write(home, agent, f"{text} {tag_text}".rstrip(),
                      long_term=layer == "long-term")
         return Kept(True, f"{done.path}:{done.line}", layer, "written", clean.kinds)
+    if layer == FACT_LAYER:
+        return _fact(db, agent, key, text, actor, clean.kinds)
     return _state(db, agent, text, layer, tag_text, actor, clean.kinds)
 
 
@@ -89,3 +102,41 @@ def _state(db: Database, agent: str, text: str, category: str, tags: str, actor:
     how = ("superseded an older entry" if outcome.superseded else
            "updated the same entry" if outcome.updated else "added")
     return Kept(True, f"state:{found}", category, how, kinds)
+
+
+def _fact(db: Database, agent: str, key: str | None, text: str, actor: str,
+          kinds: list[str]) -> Kept:
+    from memtui.extract.candidates import Extraction, FactCandidate
+    from memtui.extract.consolidate import Consolidator
+    from memtui.redact import redact
+    from memtui.stores import facts
+
+    if key is None:
+        keyed = _KEYED.match(text)
+        if keyed is None:
+            raise MemtuiError("a fact needs a key: pass one, or write the content as "
+                              "'key: value' (for example 'staging db port: 5433')")
+        key, text = keyed.group(1), keyed.group(2).strip()
+    else:
+        key = redact(key).text
+    if not facts.normalise_key(key):
+        raise MemtuiError("a fact needs a non-empty key")
+    entry = f"{actor}-{uuid.uuid4().hex[:12]}"
+    before = facts.current(db, agent, facts.normalise_key(key))
+    with db.write():
+        outcome = Consolidator(db, agent, actor=actor).apply(Extraction(
+            facts=[FactCandidate(key=key, value=text, source_entry=entry, confidence=1.0)]))
+        now = facts.current(db, agent, facts.normalise_key(key))
+    if outcome.tombstoned:
+        return Kept(False, None, FACT_LAYER, "forgotten earlier: a tombstone keeps it out",
+                    kinds)
+    assert now is not None
+    if outcome.facts["stale"]:  # a clock set back: the current value is newer
+        return Kept(False, f"fact:{now.id}", FACT_LAYER, "older than the current value",
+                    kinds)
+    if outcome.facts["unchanged"]:
+        return Kept(False, f"fact:{now.id}", FACT_LAYER, "already the current value", kinds)
+    if outcome.facts["superseded"] and before is not None:
+        return Kept(True, f"fact:{now.id}", FACT_LAYER,
+                    f"superseded the value {before.value!r} (fact:{before.id})", kinds)
+    return Kept(True, f"fact:{now.id}", FACT_LAYER, "added", kinds)

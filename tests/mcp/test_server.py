@@ -66,6 +66,49 @@ def test_in_process_remember_recall_forget_leaves_no_trace(kw_home: Home) -> Non
     assert engine.search(home, "main", "quokka", embedder=None).results == []
 
 
+def test_remember_keeps_a_fact_whose_new_value_supersedes_the_old(kw_home: Home) -> None:
+    """A fact is a key's current value: written again with a new value it supersedes the
+    old one, which stays in its history; the same value again changes nothing; a secret
+    in it is redacted; a layer that is not "fact" refuses a key."""
+    from memtui.stores import facts
+
+    async def scenario() -> None:
+        async with Client(build(kw_home, use_service=False)) as client:
+            first = payload(await client.call_tool("remember", {
+                "content": "staging db port: 5433", "layer": "fact"}))
+            assert first["stored"] and first["id"].startswith("fact:")
+            assert first["reason"] == "added"
+            second = payload(await client.call_tool("remember", {
+                "content": "6432", "layer": "fact", "key": "Staging DB port"}))
+            assert second["stored"] and second["id"] != first["id"]
+            assert second["reason"] == f"superseded the value '5433' ({first['id']})"
+            same = payload(await client.call_tool("remember", {
+                "content": "staging db port = 6432", "layer": "fact"}))
+            assert not same["stored"] and same["id"] == second["id"]
+            secret = payload(await client.call_tool("remember", {
+                "content": SECRET, "layer": "fact", "key": "deploy key"}))
+            assert secret["redacted"]
+            found = payload(await client.call_tool("recall", {
+                "query": "staging db port", "layer": "semantic"}))
+            assert second["id"] in {h["cite"].split("#")[0] for h in found["items"]}
+            keyless = await client.call_tool("remember", {"content": "no key here",
+                                                          "layer": "fact"})
+            assert keyless.is_error and "a fact needs a key" in keyless.content[0].text
+            wrong = await client.call_tool("remember", {"content": "x", "key": "k"})
+            assert wrong.is_error and "a key names a fact" in wrong.content[0].text
+
+    anyio.run(scenario)
+    db = kw_home.open_db()
+    try:
+        chain = facts.history(db, "main", "staging db port")
+        assert [f.value for f in chain] == ["5433", "6432"]
+        assert facts.current(db, "main", "staging db port").value == "6432"
+        assert SECRET not in str([f.value for f in facts.history(db, "main", "deploy key")])
+    finally:
+        db.close()
+    assert files_holding(kw_home.root, SECRET) == []
+
+
 def test_every_call_is_audited_with_redacted_arguments(kw_home: Home) -> None:
     async def scenario() -> None:
         async with Client(build(kw_home, use_service=False)) as client:

@@ -16,14 +16,16 @@ from memtui.serving.framing import frame
 
 def register(server: MCPServer, served: Served) -> None:
     async def remember(content: str, layer: str = "daily", tags: list[str] | None = None,
-                       agent: str | None = None,
+                       agent: str | None = None, key: str | None = None,
                        ctx: Context | None = None) -> dict[str, Any]:
-        """Keep `content` in memory; returns its id (state:12, memory/2026-05-01.md:7).
+        """Keep `content` in memory; returns its id (state:12, fact:3, memory/2026-05-01.md:7).
 
-        layer: "daily" (today's log), "long-term" (MEMORY.md), or a state category:
-        decision, task, discovery, learning, context, rejected. Secrets are redacted,
-        the capture policy may refuse it, and a state entry is consolidated like extraction
-        does (a restatement updates, a change supersedes, a forgotten one stays out).
+        layer: "daily" (today's log), "long-term" (MEMORY.md), a state category:
+        decision, task, discovery, learning, context, rejected; or "fact": the current
+        value of `key` (or content written as "key: value"), which supersedes the old
+        value and keeps its history. Secrets are redacted, the capture policy may refuse
+        it, and state entries and facts are consolidated like extraction does (a
+        restatement updates, a change supersedes, a forgotten one stays out).
         """
         def work(home: Home, db: Database) -> dict[str, Any]:
             from dataclasses import asdict
@@ -31,10 +33,11 @@ def register(server: MCPServer, served: Served) -> None:
             from memtui.serving.remember import remember as keep
 
             return asdict(keep(home, db, served.agent_of(agent), content, layer,
-                               tags=tags or (), actor=ACTOR))
+                               tags=tags or (), actor=ACTOR, key=key))
 
         return await run(served, ctx, "remember", {"content": content, "layer": layer,
-                                                   "tags": tags, "agent": agent}, work)
+                                                   "tags": tags, "agent": agent, "key": key},
+                         work)
 
     async def forget(query: str | None = None, id: str | None = None,  # noqa: A002
                      confirm: str | None = None, agent: str | None = None,
