@@ -27,6 +27,15 @@ def rejections_after(pt: PreparedTurn, verdict: Verdict, review_below: float) ->
     return [s.status for s in one.state if s.category == "rejected"]
 
 
+def read_as(pt: PreparedTurn, verdict: Verdict,
+            thresholds: dict[str, float] = TH) -> list[tuple[str, str]]:
+    """The rejections and decisions of one turn, and their status, after ``refine``."""
+    one = Extraction()
+    LocalExtractor().extract_turn(pt, one)
+    refine(pt, one, verdict, thresholds, 0.7)
+    return [(s.category, s.status) for s in one.state if s.category in ("rejected", "decision")]
+
+
 def with_threshold(home: Home, value: float) -> Home:
     with home.config_path.open("a") as fh:  # as a person sets it, in the home's memtui.toml
         fh.write(f"\n[maintenance]\npromote_min_confidence = {value}\n")
@@ -81,30 +90,14 @@ def test_a_refusal_of_no_visible_offer_is_never_served() -> None:
     reads much like one). A decision there is served as any."""
     pt = said("email no, ppl dont read them", previous="thx for the report")
     th = {**TH, "unoffered": 0.6}
-
-    def read_as(verdict: Verdict) -> list[tuple[str, str]]:
-        one = Extraction()
-        LocalExtractor().extract_turn(pt, one)
-        refine(pt, one, verdict, th, 0.7)
-        return [(s.category, s.status) for s in one.state if s.category in
-                ("rejected", "decision")]
-
-    assert read_as(Verdict("rejected", 0.98, 0.98, 0.01)) == [("rejected", "proposed")]
-    assert read_as(Verdict("decision", 0.98, 0.01, 0.98)) == [("decision", "active")]
-    assert read_as(Verdict("rejected", 0.5, 0.5, 0.01)) == []
+    assert read_as(pt, Verdict("rejected", 0.98, 0.98, 0.01), th) == [("rejected", "proposed")]
+    assert read_as(pt, Verdict("decision", 0.98, 0.01, 0.98), th) == [("decision", "active")]
+    assert read_as(pt, Verdict("rejected", 0.5, 0.5, 0.01), th) == []
 
 
 def test_a_question_the_classifier_alone_reads_is_never_served() -> None:
     """'why are there two handlers?' is asked, not refused: however sure the head is, it
     waits in review; a question is never filed as a decision."""
     pt = said("why are there two subscription handlers?")
-
-    def read_as(verdict: Verdict) -> list[tuple[str, str]]:
-        one = Extraction()
-        LocalExtractor().extract_turn(pt, one)
-        refine(pt, one, verdict, TH, 0.7)
-        return [(s.category, s.status) for s in one.state if s.category in
-                ("rejected", "decision")]
-
-    assert read_as(Verdict("rejected", 0.98, 0.98, 0.01)) == [("rejected", "proposed")]
-    assert read_as(Verdict("decision", 0.98, 0.01, 0.98)) == []
+    assert read_as(pt, Verdict("rejected", 0.98, 0.98, 0.01)) == [("rejected", "proposed")]
+    assert read_as(pt, Verdict("decision", 0.98, 0.01, 0.98)) == []
