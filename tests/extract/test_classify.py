@@ -245,6 +245,10 @@ def test_where_no_offer_shows_a_refusal_needs_the_unoffered_threshold() -> None:
                    question=True).label is None
     assert combine(None, 0.0, v(0.93), TH, offered=True).label == "rejected"
     assert combine(None, 0.0, v(0.93), TH, offered=False).label is None
+    # With no offer in sight the rules' decision stands ("let's go with Caddy... no wait,
+    # we stay on nginx" reverses a choice); after an offer the refusal reading wins.
+    assert combine("decision", 0.85, v(0.9), th, offered=False).label == "decision"
+    assert combine("decision", 0.85, v(0.9), th, offered=True).label == "rejected"
     # The rules' own reading does not depend on it.
     assert combine("rejected", 0.9, v(0.93), TH, offered=False).label == "rejected"
     for offer in ("Should I restart it?", "I'm going to split the module.", "I'd schedule "
