@@ -119,7 +119,9 @@ def recall(home: Home, agent: str, query: str, *, layer: str | None = None,
                                   message_ids=h.message_ids, ref=h.ref, current=h.current))
     if "state" in layers:
         hits.extend(_state_hits(home, agent, query, since=since, limit=limit, history=history))
-    hits.sort(key=lambda h: -h.score)
+    # What holds now comes first; with ``history`` the values it replaced follow, so an
+    # old value that happens to match the words better never reads as the answer.
+    hits.sort(key=lambda h: (not h.current, -h.score))
     return RecallResponse(query=query, layers=layers, hits=hits[:limit], fallback=fallback)
 
 

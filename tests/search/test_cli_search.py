@@ -90,6 +90,23 @@ def test_remember_get_recall_and_status(keyword_home: Home) -> None:
         == "message"
 
 
+def test_recall_with_history_puts_the_current_value_first(keyword_home: Home) -> None:
+    """A fact set twice: recall gives the current value; with --history the old one
+    follows it, marked superseded, even where its words match the query better."""
+    for value in ("5433 on the staging db port host", "6432"):
+        done = run_cli("remember", "--fact", "staging db port", value, home=keyword_home)
+        assert done.returncode == 0, done.stderr
+    rec = run_cli("recall", "staging db port host", "--layer", "semantic", "--json",
+                  home=keyword_home)
+    facts = [h for h in json.loads(rec.stdout)["hits"] if h["cite"].startswith("fact:")]
+    assert [(h["text"], h["current"]) for h in facts] == [("staging db port: 6432", True)]
+    rec = run_cli("recall", "staging db port host", "--layer", "semantic", "--history",
+                  "--json", home=keyword_home)
+    facts = [h for h in json.loads(rec.stdout)["hits"] if h["cite"].startswith("fact:")]
+    assert [h["current"] for h in facts] == [True, False]
+    assert facts[1]["text"] == "staging db port: 5433 on the staging db port host"
+
+
 def test_search_modules_load_no_model_and_no_cli_framework() -> None:
     code = ("import memtui.search.engine, memtui.search.recall, memtui.workspace.memoryfiles\n"
             "import sys; print(' '.join(sys.modules))")
