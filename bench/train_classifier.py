@@ -147,6 +147,7 @@ def main() -> None:
     temperature = fit_temperature(logits[tune], y[tune])
     w, b = fit(x[trainable], y[trainable], sample_weights(corpus)[trainable])
     probs = softmax(logits[tune] / temperature)
+    head_alone = verdicts_of(probs, LABELS)
     alone: dict[str, float] = {}
     if "--head-only" in sys.argv:
         READER.unlink(missing_ok=True)
@@ -155,7 +156,7 @@ def main() -> None:
         read, final = reader_readings(corpus, tune)
         reader_temperature = fit_temperature(read, y[tune])
         # the head's own thresholds, for when it reads without the reader
-        alone = fit_thresholds([corpus[i] for i in tune], verdicts_of(probs, LABELS))
+        alone = fit_thresholds([corpus[i] for i in tune], head_alone)
         # as the classifier reads: the mean where the head sees a refusal or a decision
         probs = np.where(gated(probs, LABELS)[:, None],
                          (probs + softmax(read / reader_temperature)) / 2, probs)
@@ -195,7 +196,6 @@ def main() -> None:
                                         thresholds)))
     if alone:
         print("The head alone (no reader), with the thresholds fitted for it:")
-        head_alone = verdicts_of(softmax(logits[tune] / temperature), LABELS)
         print("\n".join(out_of_fold_report([dev[i] for i in hand],
                                             [head_alone[i] for i in hand], alone)))
 

@@ -141,18 +141,15 @@ def fit_thresholds(dev: list[Example], verdicts: list[Verdict]) -> dict[str, flo
                 got = value(th)
                 if got > best[0]:
                     best = (got, th)
-    for question in (0.6, 0.7, 0.8, 0.9, 1.01):
-        th = {**best[1], "question": question}
-        got = value(th)
-        if got > best[0]:
-            best = (got, th)
+    # Each added threshold is searched alone, the others fixed, kept only if it helps.
     # Then what a refusal needs where the preceding turn shows no offer ("unoffered",
     # 1.01: none is read there): an offer is often only implied, and an instruction
     # after a report reads much like a refusal.
-    best = (value({**best[1], "unoffered": 1.01}), {**best[1], "unoffered": 1.01})
-    for unoffered in (0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9):
-        th = {**best[1], "unoffered": unoffered}
-        got = value(th)
-        if got > best[0]:
-            best = (got, th)
+    for name, values in (("question", (0.6, 0.7, 0.8, 0.9, 1.01)),
+                         ("unoffered", (0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9))):
+        for one in values:
+            th = {**best[1], name: one}
+            got = value(th)
+            if got > best[0]:
+                best = (got, th)
     return best[1]

@@ -119,14 +119,15 @@ def _fact(db: Database, agent: str, key: str | None, text: str, actor: str,
         key, text = keyed.group(1), keyed.group(2).strip()
     else:
         key = redact(key).text
-    if not facts.normalise_key(key):
+    norm = facts.normalise_key(key)
+    if not norm:
         raise MemtuiError("a fact needs a non-empty key")
     entry = f"{actor}-{uuid.uuid4().hex[:12]}"
-    before = facts.current(db, agent, facts.normalise_key(key))
     with db.write():
+        before = facts.current(db, agent, norm)
         outcome = Consolidator(db, agent, actor=actor).apply(Extraction(
             facts=[FactCandidate(key=key, value=text, source_entry=entry, confidence=1.0)]))
-        now = facts.current(db, agent, facts.normalise_key(key))
+        now = facts.current(db, agent, norm)
     if outcome.tombstoned:
         return Kept(False, None, FACT_LAYER, "forgotten earlier: a tombstone keeps it out",
                     kinds)
