@@ -90,7 +90,7 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
     lines = ["| test domain | turns | classifier rejected F1 | both rejected P / R | "
              "both decision R |", "| --- | --- | --- | --- | --- |"]
     trainable = [e for e in corpus if e.split in ("train", "dev")]
-    shipped_reader = Adapter.load() if with_reader else None
+    shipped_reader = Adapter.load()[0] if with_reader else None
     for domain in DOMAINS:
         train = [e for e in trainable if e.domain != domain and e.source != "sgd"
                  or e.source == "sgd" and e.split == "train"]
@@ -105,9 +105,9 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
 
             tokens = rt.Tokens(shipped.model)
             readable = [e for e in train if e.source != "sgd"]
-            net = rt.train(readable, sample_weights(readable), tokens, shipped.model)
+            nets = rt.train(readable, sample_weights(readable), tokens, shipped.model)
             path = Path(tempfile.mkdtemp()) / f"reader-{domain}.npz"
-            rt.export(net, path, shipped_reader.temperature, shipped.model)
+            rt.export(nets, path, shipped_reader.temperature, shipped.model)
             reader = Reader(path)
         clf = Classifier(embed=embed, head=head, reader=reader)
         got = readings([_unsplit(e) for e in test], clf)

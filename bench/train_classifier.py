@@ -122,16 +122,16 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
     for k in range(FOLDS):
         keep = np.where(readable & (fold != k))[0]
         print(f"reader fold {k + 1}/{FOLDS}: {len(keep)} turns")
-        net = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
+        nets = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
         part = [i for i in tune if fold[i] == k]
-        out[part] = rt.logits(net, [corpus[i] for i in part], tokens)
+        out[part] = rt.logits(nets, [corpus[i] for i in part], tokens)
     keep = np.where(readable)[0]
     print(f"reader, final: {len(keep)} turns")
-    net = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
+    nets = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
     rest = [i for i in tune if fold[i] == -1]
-    out[rest] = rt.logits(net, [corpus[i] for i in rest], tokens)
+    out[rest] = rt.logits(nets, [corpus[i] for i in rest], tokens)
     oof_path.parent.mkdir(parents=True, exist_ok=True)
-    rt.export(net, final_path, 1.0, MODEL)
+    rt.export(nets, final_path, 1.0, MODEL)
     np.save(oof_path, out[tune])
     return out[tune], final_path
 

@@ -18,6 +18,7 @@ from memtui.extract.classify.reader import (
     READER,
     Adapter,
     Reader,
+    member_key,
     pair_ids,
     tokenise,
 )
@@ -48,31 +49,39 @@ def test_a_pair_keeps_the_turn_and_the_end_of_its_context(context: str, turn: st
 def test_the_shipped_reader_is_small_and_read_the_heads_corpus() -> None:
     if not READER.is_file():
         pytest.skip("no reader shipped")
-    adapter = Adapter.load()
-    assert READER.stat().st_size < 1_600_000
-    assert adapter.labels == Head.load().labels
-    assert {n.split(".", 3)[3].rsplit(".", 1)[0] for n in adapter.deltas} == set(ADAPTED)
+    members = Adapter.load()
+    assert len(members) >= 1 and READER.stat().st_size < 1_600_000 * len(members)
+    for adapter in members:
+        assert adapter.labels == Head.load().labels
+        assert {n.split(".", 3)[3].rsplit(".", 1)[0] for n in adapter.deltas} == set(ADAPTED)
+    assert len({m.digest for m in members}) == len(members)  # a graph of its own each
     manifest = json.loads(READER.with_name("head-manifest.json").read_text())
     assert manifest["reader_temperature"] is not None
 
 
-def _adapter(tmp_path: Path, seed: int = 0) -> Path:
-    """An adapter with random deltas on every adapted weight (as training writes one)."""
-    rng = np.random.default_rng(seed)
+def _adapter(tmp_path: Path, seeds: tuple[int, ...] = (0,), name: str = "reader.npz") -> Path:
+    """A reader with a member per seed, random deltas on every adapted weight (as
+    training writes one)."""
     arrays: dict[str, np.ndarray] = {}
     names = [f"encoder.layer.{i}.{n}.weight" for i in range(6) for n in ADAPTED]
-    for i, name in enumerate(names):
-        out, into = (1536, 384) if "intermediate" in name else \
-            (384, 1536) if name.endswith("output.dense.weight") and "attention" not in name \
-            else (384, 384)
-        arrays[f"a{i}"] = (rng.standard_normal((4, into)) * 0.05).astype(np.float16)
-        arrays[f"b{i}"] = (rng.standard_normal((out, 4)) * 0.05).astype(np.float16)
     labels = Head.load().labels
-    path = tmp_path / "reader.npz"
+    for m, seed in enumerate(seeds):
+        rng = np.random.default_rng(seed)
+        for i, name_ in enumerate(names):
+            out, into = (1536, 384) if "intermediate" in name_ else \
+                (384, 1536) if name_.endswith("output.dense.weight") and \
+                "attention" not in name_ else (384, 384)
+            arrays[member_key(m, f"a{i}")] = (rng.standard_normal((4, into)) * 0.05
+                                              ).astype(np.float16)
+            arrays[member_key(m, f"b{i}")] = (rng.standard_normal((out, 4)) * 0.05
+                                              ).astype(np.float16)
+        arrays[member_key(m, "w")] = rng.standard_normal((len(labels), 384)).astype(np.float32)
+        arrays[member_key(m, "bias")] = np.zeros(len(labels), np.float32)
+    path = tmp_path / name
     np.savez_compressed(path, names=np.array(names), labels=np.array(labels),
-                        scale=np.float32(2.0), w=rng.standard_normal((len(labels), 384)).astype(
-                            np.float32), b=np.zeros(len(labels), np.float32),
-                        temperature=np.float32(1.5), model=np.array("all-MiniLM-L6-v2"), **arrays)
+                        scale=np.float32(2.0), members=np.int32(len(seeds)),
+                        temperature=np.float32(1.5), model=np.array("all-MiniLM-L6-v2"),
+                        **arrays)
     return path
 
 
@@ -94,7 +103,7 @@ def test_the_merged_encoder_reads_as_the_fine_tuned_torch_model(tmp_path: Path,
     from memtui.search.encoders.embedder import local_model_path
 
     path = _adapter(tmp_path)
-    adapter = Adapter.load(path)
+    [adapter] = Adapter.load(path)
     monkeypatch.setattr(onnx_query, "available", lambda: False)
     got = softmax(Reader(path).logits(PAIRS))
 
@@ -104,7 +113,7 @@ def test_the_merged_encoder_reads_as_the_fine_tuned_torch_model(tmp_path: Path,
         for name, (a, b) in adapter.deltas.items():
             state[name] += torch.from_numpy(adapter.scale * (b @ a))
     model.load_state_dict(state)
-    tok = Reader(path)._load()[1].tokenizer
+    tok = Reader(path)._load()[0][1].tokenizer
     rows = [tokenise(tok, c, t) for c, t in PAIRS]
     want = []
     with torch.no_grad():
@@ -130,7 +139,7 @@ def test_a_pair_is_read_once_per_process(tmp_path: Path,
 
     monkeypatch.setattr(onnx_query, "available", lambda: False)
     reader = Reader(_adapter(tmp_path))
-    encoder = reader._load()[1]
+    encoder = reader._load()[0][1]
     encoded: list[int] = []
     real = encoder.encode_many
 
@@ -148,10 +157,23 @@ def test_a_pair_is_read_once_per_process(tmp_path: Path,
     assert np.allclose(fresh, first[:len(PAIRS)], atol=1e-6)
 
 
+def test_the_members_of_a_reader_are_averaged_before_the_temperature(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two members read as the mean of their logits, each member as it reads alone."""
+    from memtui.search.encoders import onnx_query
+
+    monkeypatch.setattr(onnx_query, "available", lambda: False)
+    one = Reader(_adapter(tmp_path, (0,), "one.npz")).logits(PAIRS)
+    two = Reader(_adapter(tmp_path, (1,), "two.npz")).logits(PAIRS)
+    both = Reader(_adapter(tmp_path, (0, 1), "both.npz")).logits(PAIRS)
+    assert np.allclose(both, (one + two) / 2, atol=1e-5)
+    assert np.abs(one - two).max() > 1e-2  # the members differ: the mean is not either
+
+
 def _zeroed(path: Path, tmp_path: Path) -> Path:
     with np.load(path) as z:
-        arrays = {k: (np.zeros_like(z[k]) if k.startswith("b") and k[1:].isdigit() else z[k])
-                  for k in z.files}
+        arrays = {k: (np.zeros_like(z[k]) if k.startswith("m0.b") and k[4:].isdigit()
+                      else z[k]) for k in z.files}
     out = tmp_path / "zero.npz"
     np.savez_compressed(out, **arrays)
     return out
@@ -197,3 +219,21 @@ def test_a_damaged_reader_file_leaves_the_head_reading_alone(
     # ...the reader turns out damaged: the head reads with the thresholds fitted for it
     assert clf.thresholds() == (Head.load().alone or Head.load().thresholds)
     assert "the head reads alone" in caplog.text and str(broken) in caplog.text
+
+
+@given(st.lists(st.integers(3, 128), min_size=1, max_size=400), st.integers(0, 2**32 - 1))
+def test_an_epochs_batches_read_every_pair_once_in_pairs_of_like_length(
+        lengths: list[int], seed: int) -> None:
+    from bench.classifier.reader_training import BATCH, batches
+
+    got = batches(np.array(lengths), np.random.default_rng(seed))
+    rows = np.concatenate(got)
+    assert sorted(rows.tolist()) == list(range(len(lengths)))
+    assert all(1 <= len(b) <= BATCH for b in got)
+    assert len(got) == -(-len(lengths) // BATCH)  # as many steps as random batches
+    # padded to each batch's longest pair: never more than random batches of the same rows
+    padded = sum(max(lengths[i] for i in b) * len(b) for b in got)
+    shuffled = np.random.default_rng(seed).permutation(len(lengths))
+    random_pad = sum(max(lengths[i] for i in shuffled[k:k + BATCH]) * len(shuffled[k:k + BATCH])
+                     for k in range(0, len(lengths), BATCH))
+    assert padded <= random_pad
