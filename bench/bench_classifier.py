@@ -6,7 +6,10 @@ Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--cross-reader]
    precision / recall / F1 for the phrase rules alone, the classifier alone, and both
    (everything recorded, review included), and of both what is served (active: what
    agents are given, review excluded); the share of none-turns each captures.
-2. Reliability of the combined rejection and decision confidences on held-out.
+2. Reliability of the combined rejection and decision confidences on held-out; and on
+   600 random held-out turns an independent annotator labelled blind
+   (``audit/heldout-relabelled.tsv`` in the corpus), how far the annotator and the
+   classifier each agree with the corpus's labels: what a careful reader reaches.
 3. Cross-domain: for each of the six domains, a head trained on the other five (plus
    SGD train; with ``--cross-reader`` a reader fine-tuned on them too), measured on
    every hand-written turn of the sixth; and the shipped classifier on SGD's test split
@@ -29,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.classifier.corpus import DOMAINS, LABELS, Example, load  # noqa: E402
+from bench.classifier.corpus import CODES, DOMAINS, LABELS, Example, load  # noqa: E402
 from bench.classifier.evaluate import Score, citations, rules_reading, scores  # noqa: E402
 from bench.classifier.training import CachedEmbed, fit, matrix, sample_weights  # noqa: E402
 from memtui.extract.classify.head import Classifier, Head  # noqa: E402
@@ -81,6 +84,37 @@ def reliability(gold: list[str], rows: list[tuple[str, float, bool]]) -> list[st
                              f"{sum(h for h, _ in hits) / len(hits):.2f} | "
                              f"{statistics.mean(c for _, c in hits):.2f} |")
     return lines
+
+
+RELABELLED = ROOT / "bench/data/extract-corpus/audit/heldout-relabelled.tsv"
+
+
+def agreement(heldout: list[Example], got: dict[str, list[tuple[str, float, bool]]]
+              ) -> list[str]:
+    """The annotator's labels and the classifier's readings (both, everything recorded)
+    against the corpus's, on the turns the annotator labelled."""
+    given = {}
+    for line in RELABELLED.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            example, code = line.split("\t")
+            given[example] = CODES[code]
+    rows = [i for i, e in enumerate(heldout) if e.id in given]
+    gold = [heldout[i].label for i in rows]
+    nones = [j for j, g in enumerate(gold) if g == "none"]
+    lines = ["| reader | rejected P / R | decision P / R | none-turns captured |",
+             "| --- | --- | --- | --- |"]
+    annotator = [given[heldout[i].id] for i in rows]
+    for name, pred, captured in (
+            ("independent annotator", annotator, [a != "none" for a in annotator]),
+            ("rules and classifier", [got["both"][i][0] for i in rows],
+             [got["both"][i][2] for i in rows])):
+        sc = scores(gold, pred)
+        caught = sum(captured[j] for j in nones) / max(1, len(nones))
+        lines.append(f"| {name} | {sc['rejected'].precision:.2f} / {sc['rejected'].recall:.2f} | "
+                     f"{sc['decision'].precision:.2f} / {sc['decision'].recall:.2f} | "
+                     f"{caught:.1%} |")
+    return [f"{len(rows)} held-out turns; the annotator read the conversation so far, the "
+            "classifier the turn and the one before.", "", *lines]
 
 
 def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
@@ -154,6 +188,8 @@ def main() -> None:
           f"rejections and decisions also cite the proposal they answer.")
     print("\n## Reliability of the combined confidences (held-out)\n")
     print("\n".join(reliability(gold, got["both"])))
+    print("\n## Agreement with the corpus's labels: an independent annotator (held-out)\n")
+    print("\n".join(agreement(heldout, got)))
     sgd_test = [e for e in corpus if e.split == "sgd-test"]
     print(f"\n## Cross-domain: SGD test ({len(sgd_test)} turns, travel and booking)\n")
     print("\n".join(table([e.label for e in sgd_test], readings(sgd_test, clf))))
