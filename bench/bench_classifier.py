@@ -172,7 +172,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-cross", action="store_true")
     ap.add_argument("--cross-reader", action="store_true",
-                    help="fine-tune a reader per domain too (about 25 minutes)")
+                    help="fine-tune a reader per domain too (about two hours)")
     args = ap.parse_args()
     corpus = load()
     heldout = [e for e in corpus if e.split == "heldout"]
