@@ -65,9 +65,13 @@ async def test_a_full_screen_keeps_its_row_when_rules_are_added(demo_home: Home)
         assert table.key == held
 
 
-def _screen(session: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
-                          text=True, check=True).stdout
+def _screen(session: str, history: bool = False) -> str:
+    """What the pane shows; with ``history``, also what scrolled off it, wrapped lines
+    joined (the shell's own screen after the console exits: a line that exactly fills the
+    width can scroll away as the next one starts)."""
+    more = ["-J", "-S", "-"] if history else []
+    return subprocess.run(["tmux", "capture-pane", "-p", *more, "-t", session],
+                          capture_output=True, text=True, check=True).stdout
 
 
 def _keys(session: str, *keys: str) -> None:
@@ -77,11 +81,11 @@ def _keys(session: str, *keys: str) -> None:
         time.sleep(0.3)
 
 
-def _until(session: str, wanted: str, seconds: float = 30) -> str:
+def _until(session: str, wanted: str, seconds: float = 30, history: bool = False) -> str:
     deadline = time.monotonic() + seconds
     text = ""
     while time.monotonic() < deadline:
-        text = _screen(session)
+        text = _screen(session, history)
         if wanted in text:
             return text
         time.sleep(0.2)
@@ -116,6 +120,7 @@ def test_over_ssh_in_tmux_at_80x24(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         _until(session, "Rejected: paging Dana", seconds=5)
         _keys(session, "q")
-        _until(session, "demo home kept at")
+        kept = _until(session, "demo home kept at", history=True)
+        assert f"demo home kept at {home} " in kept, kept
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
