@@ -119,8 +119,9 @@ def agreement(heldout: list[Example], got: dict[str, list[tuple[str, float, bool
 
 def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
                  with_reader: bool) -> list[str]:
-    """Per domain, a head (and with ``with_reader`` a reader, fine-tuned: about four
-    minutes each) trained on the other five, read on every hand-written turn of it."""
+    """Per domain, a head (and with ``with_reader`` a reader of two members,
+    fine-tuned: about twenty minutes each) trained on the other five, read on every
+    hand-written turn of it."""
     lines = ["| test domain | turns | classifier rejected F1 | both rejected P / R | "
              "both decision R |", "| --- | --- | --- | --- | --- |"]
     trainable = [e for e in corpus if e.split in ("train", "dev")]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import threading
 import zipfile
 from collections import OrderedDict
@@ -109,19 +110,21 @@ class Adapter:
         raw = path.read_bytes()
         digest = hashlib.sha256(raw).hexdigest()[:16]
         try:
-            with np.load(path, allow_pickle=False) as z:
-                names = [str(n) for n in z["names"]]
-                out = []
-                for m in range(int(z["members"])):
-                    def get(key: str, m: int = m) -> np.ndarray:
-                        return np.asarray(z[member_key(m, key)]).astype(np.float32)
+            with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+            names = [str(n) for n in arrays["names"]]
+            labels = tuple(str(x) for x in arrays["labels"])
+            scale, temperature = float(arrays["scale"]), float(arrays["temperature"])
+            model = str(arrays["model"])
 
-                    out.append(cls(labels=tuple(str(x) for x in z["labels"]),
-                                   deltas={n: (get(f"a{i}"), get(f"b{i}"))
-                                           for i, n in enumerate(names)},
-                                   scale=float(z["scale"]), w=get("w"), b=get("bias"),
-                                   temperature=float(z["temperature"]),
-                                   model=str(z["model"]), digest=f"{digest}.{m}"))
+            def get(m: int, key: str) -> np.ndarray:
+                return arrays[member_key(m, key)].astype(np.float32)
+
+            out = [cls(labels=labels, deltas={n: (get(m, f"a{i}"), get(m, f"b{i}"))
+                                              for i, n in enumerate(names)},
+                       scale=scale, w=get(m, "w"), b=get(m, "bias"), temperature=temperature,
+                       model=model, digest=f"{digest}.{m}")
+                   for m in range(int(arrays["members"]))]
         except (KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
             raise ValueError(f"{path}: not a reader file ({exc})") from exc
         if not out:
