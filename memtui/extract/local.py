@@ -8,7 +8,9 @@ turns sentence by sentence and recognises:
   proposal, and a tool use the human refused ("The user doesn't want to proceed with
   this tool use") — told apart from **preferences** ("I prefer X", "I'd rather X",
   stored as context) and from **decisions** ("let's go with X", "we'll use X", a "yes"
-  to a question, stored as decision).
+  to a question, stored as decision). A bare choice among what the agent offered ("y"
+  to "(y/n)", "2" or "b" to a list of options, "3 - use staging" to a permission
+  prompt) is read against the options (``asked.pick``).
 - **task** (requests and problem reports), **context** (FYI, "we're using X"),
   **learning** ("always ...", "next time ...", a fix after a tool error),
   **discovery** ("it turns out ...", "the root cause is ...") and **agent_state**
@@ -52,6 +54,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memtui.config import MaintenanceSettings
+from memtui.extract.asked import last_ask, pick
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
@@ -177,10 +180,6 @@ _DECIDE = _rx(
 _APPROVE = _rx(
     r"^(?:yes|yep|yeah|yup|ok|okay|sure|sounds good|looks good|lgtm|approved|ship it|"
     r"go ahead|do it|perfect|great,? (?:go|do)|correct)\b"
-)
-_ASKED = _rx(
-    r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
-    r"can i|may i|let me know)\b"
 )
 
 # Learnings and standing instructions.
@@ -347,14 +346,21 @@ class LocalExtractor:
                 out.outcomes.append((res.call_id, "ok"))
 
     def _user(self, pt: PreparedTurn, out: Extraction) -> None:
+        """The person's words, sentence by sentence; a bare choice opening the turn
+        ("2", "y", "3 - use staging") answers the options just offered (``asked.pick``)."""
         task_done = False
-        for s in sentences(clean(pt.text)):
+        picked = pick(pt.text, pt.previous_assistant)
+        for i, s in enumerate(sentences(clean(pt.text)) or [clean(pt.text)]):
             fact = fact_in(_LEAD.sub("", s) or s, pt)
             if fact is None and ":" in s[:30]:
                 fact = fact_in(s.split(":", 1)[1].strip(), pt)
             if fact is not None:
                 out.facts.append(fact)
-            found = self._classify_user(_LEAD.sub("", s) or s, pt)
+            found: tuple[str, str, float] | None
+            if picked is not None and i == 0:
+                found, s = (picked.category, picked.summary, picked.confidence), clean(pt.text)
+            else:
+                found = self._classify_user(_LEAD.sub("", s) or s, pt)
             if found is None:
                 continue
             category, summary, confidence = found
@@ -396,10 +402,10 @@ class LocalExtractor:
                     # "No, don't add Redis": what follows the no says what is rejected.
                     return "rejected", self._with_ask(_capital(rest), pt), inner
             if len(rest.split()) >= 4:
-                ask = _last_ask(pt.previous_assistant)
+                ask = last_ask(pt.previous_assistant)
                 summary = _capital(rest) + (f" — re: {ask}" if ask else "")
                 return "rejected", summary, NO_BUT
-            ask = _last_ask(pt.previous_assistant)
+            ask = last_ask(pt.previous_assistant)
             if ask:
                 summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
                 return "rejected", summary, AMBIGUOUS
@@ -416,7 +422,7 @@ class LocalExtractor:
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
         if _APPROVE.search(lower) and len(lower.split()) <= 4:
-            ask = _last_ask(pt.previous_assistant)
+            ask = last_ask(pt.previous_assistant)
             return ("decision", f"Approved: {ask}", 0.75) if ask else None
         if _LEARN.search(lower) or _STANDING.search(lower):
             return "learning", s, 0.8
@@ -435,7 +441,7 @@ class LocalExtractor:
         """A short rejection says what it rejects: the question it answers, if any."""
         if len(s.split()) >= 5:
             return s
-        ask = _last_ask(pt.previous_assistant)
+        ask = last_ask(pt.previous_assistant)
         return f"{s.rstrip('.!')} — re: {ask}" if ask else s
 
     def _assistant(self, pt: PreparedTurn, out: Extraction) -> None:
@@ -482,17 +488,7 @@ def _capital(s: str) -> str:
 def answered(pt: PreparedTurn) -> str | None:
     """The assistant message a person's rejection or decision answers: the one just
     before it, when it asked or proposed something (None: it answers nothing known)."""
-    if pt.previous_assistant_id and _last_ask(pt.previous_assistant):
+    if pt.previous_assistant_id and last_ask(pt.previous_assistant):
         return pt.previous_assistant_id
     return None
 
-
-def _last_ask(previous: str) -> str:
-    """The question or proposal at the end of the assistant's last words, shortened."""
-    if not previous:
-        return ""
-    parts = sentences(clean(previous))
-    for s in reversed(parts):
-        if _ASKED.search(s.lower()):
-            return shorten(s, 140)
-    return ""

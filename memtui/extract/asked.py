@@ -1,0 +1,147 @@
+"""What the agent asked or offered, and a reply that picks from it.
+
+A person answers a proposal in its own terms more often than in words: "y" to "Run
+`npm install`? (y/n)", "3 - staging first" to a permission prompt listing "1. Yes 2. Yes,
+don't ask again 3. No, tell me what to do differently", "B" to "Option A: … Option B: …
+Which one?". ``pick`` reads such a reply against the options of the agent's last words
+(``options``): the chosen option says whether it approves, refuses or chooses, and the
+summary names the option, not the digit. Only the structure is read, never a wording
+list of the person's: a reply that is not a bare choice is left to the phrase rules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memtui.text import clean, sentences, shorten
+
+ASKED = re.compile(
+    r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
+    r"can i|may i|let me know)\b", re.I)
+"""A sentence that asks the person something or offers to do it."""
+
+CLEAR = 0.9
+"""A choice among options the agent spelled out: as sure as a refused tool use."""
+TERSE = 0.75
+"""A bare "y" or 👍 to a question that listed no choices (as sure as a bare "yes")."""
+TERSE_NO = 0.55
+"""A bare "n" or 👎 to such a question: a short reply, read only against the question."""
+
+_YN = re.compile(r"[(\[]\s*y(?:es)?\s*/\s*n(?:o)?\s*[)\]]", re.I)
+_MARK = re.compile(
+    r"(?:^|(?<=[\s(\[:]))(?:option\s+)?\(?([1-9]|[a-e])(?:[.):]|\s+[-–—])\s+(?=\S)", re.I)
+_YES = frozenset({"y", "👍", "✅", "✔", "✔️", "👌"})
+_NO = frozenset({"n", "👎", "❌", "✖", "✖️", "🙅"})
+"""Bare answers the phrase rules do not read ("yes", "no thanks" and the rest they do)."""
+_ANSWER = re.compile(
+    r"^(?:(?:option|opt|choice|number)\s*|#)?"
+    r"(?P<keys>[1-9a-e](?:\s*(?:,|\+|&|and)\s*[1-9a-e])*|[^\w\s]{1,2}|[a-z]{1,4})"
+    r"(?:\s*(?:[)\]]|\.(?=\s|$))?\s*"
+    r"(?:$|(?:[-–—:,;!]|\.(?=\s|$)|\s(?=please|pls|for now|then|thanks))\s*(?P<rest>.*)$))",
+    re.I | re.S)
+_KEY_SPLIT = re.compile(r"\s*(?:,|\+|&|and)\s*", re.I)
+_REFUSING = re.compile(r"^(?:no|nope|don'?t|do not|skip|cancel|abort|deny|neither|none|"
+                       r"reject|stop|leave it|not now)\b", re.I)
+_APPROVING = re.compile(r"^(?:yes|ok|okay|allow|approve|proceed|go ahead|continue|do it)\b",
+                        re.I)
+_OPTION_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A reply read as a choice: ``category`` rejected or decision."""
+
+    category: str
+    summary: str
+    confidence: float
+
+
+def last_ask(previous: str) -> str:
+    """The question or proposal at the end of the assistant's last words, shortened."""
+    if not previous:
+        return ""
+    parts = sentences(clean(previous))
+    for s in reversed(parts):
+        if ASKED.search(s):
+            return shorten(s, 140)
+    return ""
+
+
+def options(previous: str) -> dict[str, str]:
+    """The numbered or lettered options the agent's last words list, key (``1``, ``b``)
+    → the option's words. Only a run that starts at 1 (or a) and counts up without a gap
+    is a list of options: "a 2-step plan" or "Plan B." alone lists nothing."""
+    text = clean(previous)
+    marks = list(_MARK.finditer(text))
+    for start, first in enumerate(marks):
+        if first.group(1).lower() not in ("1", "a"):
+            continue
+        run = [first]
+        for m in marks[start + 1:]:
+            if m.group(1).lower() == chr(ord(run[-1].group(1).lower()) + 1):
+                run.append(m)
+        if len(run) < 2:
+            continue
+        out = {}
+        for i, m in enumerate(run):
+            end = run[i + 1].start() if i + 1 < len(run) else len(text)
+            words = text[m.end():end].split("\n", 1)[0]
+            if i + 1 == len(run):  # the last option ends where the question after it starts
+                words = re.split(r"(?<=[.?!])\s", words, maxsplit=1)[0]
+            out[m.group(1).lower()] = shorten(words.strip(" ,;"), _OPTION_CHARS).rstrip(".?!")
+        return out
+    return {}
+
+
+def pick(text: str, previous: str) -> Pick | None:
+    """``text`` read as a choice from what ``previous`` (the agent's last words) offered:
+    a key of its options ("2", "option b", "1 and 3", "3 - use staging"), or a bare yes or
+    no ("y", "n", 👍) to its question. None when it is not a bare choice."""
+    if not previous or text.rstrip().endswith("?"):
+        return None
+    m = _ANSWER.match(clean(text).strip())
+    if m is None:
+        return None
+    keys = [k.lower() for k in _KEY_SPLIT.split(m.group("keys"))]
+    rest = (m.group("rest") or "").strip()
+    listed = options(previous)
+    ask = _prompt(previous, listed)
+    if all(k in listed for k in keys):
+        chosen = [listed[k] for k in keys]
+        if len(chosen) == 1 and _REFUSING.match(chosen[0]):
+            return _refused(rest, ask, CLEAR)
+        if len(chosen) == 1 and _APPROVING.match(chosen[0]):
+            return _approved(rest, ask, CLEAR)
+        said = "; ".join(chosen)
+        return Pick("decision", shorten(f"Chose: {said}" + (f" — {rest}" if rest else "")),
+                    CLEAR)
+    if len(keys) != 1 or not ask:
+        return None
+    explicit = bool(_YN.search(previous))
+    if keys[0] in _YES:
+        return _approved(rest, ask, CLEAR if explicit else TERSE)
+    if keys[0] in _NO:
+        return _refused(rest, ask, CLEAR if explicit else TERSE_NO)
+    return None
+
+
+def _prompt(previous: str, listed: dict[str, str]) -> str:
+    """What the options answer: the last ask before the list (or anywhere, without one)."""
+    if listed:
+        first = _MARK.search(clean(previous))
+        before = last_ask(clean(previous)[:first.start()]) if first else ""
+        if before:
+            return before
+    return last_ask(previous)
+
+
+def _approved(rest: str, ask: str, confidence: float) -> Pick:
+    summary = f"Approved: {ask}" + (f" — {rest}" if rest else "")
+    return Pick("decision", shorten(summary), confidence)
+
+
+def _refused(rest: str, ask: str, confidence: float) -> Pick:
+    said = rest[:1].upper() + rest[1:].rstrip(".!")
+    summary = f"{said} — re: {ask}" if rest else f"Declined: {ask}"
+    return Pick("rejected", shorten(summary), confidence)

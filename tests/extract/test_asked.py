@@ -1,0 +1,119 @@
+"""A reply that picks from what the agent offered: "y", "2", "b", "3 - use staging"."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memtui.extract.asked import CLEAR, TERSE, TERSE_NO, options, pick
+from memtui.extract.local import LocalExtractor
+from tests.extract.test_answers import prepared, turn
+
+PERMISSION = ("Run `terraform apply` on prod-eu? 1. Yes 2. Yes, and don't ask again for "
+              "this workspace 3. No, and tell me what to do differently")
+MERGE = ("Your branch is 23 commits behind main. How do you want to integrate? "
+         "1. rebase onto main 2. merge main into the branch 3. squash, then rebase")
+LETTERS = ("Three ways to do it: (a) a cron job on the box, (b) a systemd timer, "
+           "(c) a Kubernetes CronJob. Which one?")
+
+
+def test_a_permission_prompts_options_are_read_with_their_words() -> None:
+    assert options(PERMISSION) == {
+        "1": "Yes", "2": "Yes, and don't ask again for this workspace",
+        "3": "No, and tell me what to do differently"}
+    assert options(LETTERS) == {"a": "a cron job on the box", "b": "a systemd timer",
+                                "c": "a Kubernetes CronJob"}
+    assert options("Option A: nightly only. Option B: every PR. Which?") == {
+        "a": "nightly only", "b": "every PR"}
+
+
+def test_only_a_run_counting_up_from_one_is_a_list_of_options() -> None:
+    assert options("I wrote a 2-step plan: see Plan B. for details.") == {}
+    assert options("Step 2. done, step 3. next") == {}  # no 1
+    assert options("1. check the logs") == {}  # one item offers no choice
+    assert options("") == {}
+
+
+def test_a_number_picks_its_option_and_the_summary_names_it() -> None:
+    p = pick("2", MERGE)
+    assert p is not None and p.category == "decision" and p.confidence == CLEAR
+    assert p.summary == "Chose: merge main into the branch"
+    both = pick("a + c, the timer is for later", LETTERS)
+    assert both is not None
+    assert both.summary == ("Chose: a cron job on the box; a Kubernetes CronJob — the timer is "
+                            "for later")
+    assert pick("option B", LETTERS).summary == "Chose: a systemd timer"  # type: ignore[union-attr]
+
+
+def test_the_chosen_option_says_whether_it_approves_or_refuses() -> None:
+    yes = pick("2", PERMISSION)
+    assert yes is not None and (yes.category, yes.confidence) == ("decision", CLEAR)
+    assert yes.summary == "Approved: Run terraform apply on prod-eu?"
+    no = pick("3 - staging first, we never apply straight to prod", PERMISSION)
+    assert no is not None and no.category == "rejected"
+    assert no.summary == ("Staging first, we never apply straight to prod — re: Run terraform "
+                          "apply on prod-eu?")
+
+
+def test_a_bare_y_or_n_answers_the_question() -> None:
+    ask = "Dependencies are missing. Run `npm install`? (y/n)"
+    assert pick("y", ask).category == "decision"  # type: ignore[union-attr]
+    no = pick("n, I'll run it myself after lunch", ask)
+    assert no is not None and (no.category, no.confidence) == ("rejected", CLEAR)
+    assert no.summary == "I'll run it myself after lunch — re: Run npm install?"
+    # Without a (y/n) in the question the same letters are only as sure as "yes" and "no".
+    assert pick("y", "Shall I merge the PR?").confidence == TERSE  # type: ignore[union-attr]
+    assert pick("👎", "Shall I merge the PR?").confidence == TERSE_NO  # type: ignore[union-attr]
+
+
+def test_what_is_not_a_bare_choice_is_left_to_the_rules() -> None:
+    assert pick("1.9k on NAT?? what is going through there", MERGE) is None
+    assert pick("a bit later, I'm in a meeting", LETTERS) is None
+    assert pick("2?", MERGE) is None  # a question picks nothing
+    assert pick("4", MERGE) is None  # not an option
+    assert pick("y", "Done: the tests pass.") is None  # nothing was asked
+    assert pick("2", "") is None
+    assert pick("yes", "Shall I merge?") is None  # the phrase rules read "yes" and "no"
+
+
+def test_the_extractor_files_the_pick_citing_the_prompt_it_answers() -> None:
+    turns = prepared(turn("a1", "assistant", MERGE), turn("u1", "user", "3"))
+    out = LocalExtractor().extract(turns)
+    [decision] = [s for s in out.state if s.category == "decision"]
+    assert decision.summary == "Chose: squash, then rebase"
+    assert (decision.source_entry, decision.answers_entry) == ("u1", "a1")
+    # A prohibition after the pick is kept as well: it outlives the prompt.
+    turns = prepared(turn("a1", "assistant", PERMISSION),
+                     turn("u1", "user", "3 - plan only. Never apply to prod on a Friday."))
+    out = LocalExtractor().extract(turns)
+    summaries = sorted(s.summary for s in out.state if s.category == "rejected")
+    assert summaries == ["Never apply to prod on a Friday.",
+                         "Plan only. Never apply to prod on a Friday — re: Run terraform "
+                         "apply on prod-eu?"]
+
+
+_WORDS = st.text(alphabet=string.ascii_lowercase + " ", min_size=1, max_size=30).map(
+    lambda s: " ".join(["the", *s.split()]))
+"""An option's words ("the ..." neither approves nor refuses)."""
+
+
+@given(st.lists(_WORDS, min_size=2, max_size=5), st.sampled_from(["{}. ", "{}) ", "({}) "]),
+       st.booleans())
+def test_any_numbered_or_lettered_list_is_read_back(items: list[str], mark: str,
+                                                    lettered: bool) -> None:
+    keys = [string.ascii_lowercase[i] if lettered else str(i + 1) for i in range(len(items))]
+    text = "Which one? " + " ".join(mark.format(k) + w for k, w in zip(keys, items, strict=True))
+    assert options(text) == dict(zip(keys, items, strict=True))
+    for k, w in zip(keys, items, strict=True):
+        got = pick(k.upper() if lettered else k, text)
+        assert got is not None and got.summary == f"Chose: {w}"
+
+
+@given(st.text(max_size=80), st.text(max_size=200))
+def test_no_text_breaks_the_reading(text: str, previous: str) -> None:
+    got = pick(text, previous)
+    assert got is None or got.category in ("decision", "rejected")
+    if text.rstrip().endswith("?"):
+        assert got is None
