@@ -117,8 +117,9 @@ def _fact(db: Database, agent: str, key: str | None, text: str, actor: str,
             raise MemtuiError("a fact needs a key: pass one, or write the content as "
                               "'key: value' (for example 'staging db port: 5433')")
         key, text = keyed.group(1), keyed.group(2).strip()
-    else:
-        key = redact(key).text
+    else:  # the content was redacted by the caller; a key given apart is redacted here
+        found = redact(key)
+        key, kinds = found.text, [*kinds, *(k for k in found.kinds if k not in kinds)]
     norm = facts.normalise_key(key)
     if not norm:
         raise MemtuiError("a fact needs a non-empty key")

@@ -88,6 +88,12 @@ def test_remember_keeps_a_fact_whose_new_value_supersedes_the_old(kw_home: Home)
             secret = payload(await client.call_tool("remember", {
                 "content": SECRET, "layer": "fact", "key": "deploy key"}))
             assert secret["redacted"]
+            in_key = payload(await client.call_tool("remember", {
+                "content": "rotated monthly", "layer": "fact", "key": f"note {SECRET}"}))
+            assert in_key["stored"] and in_key["redacted"]  # the key's secret is reported
+            with kw_home.open_db() as db:
+                keys = [k for (k,) in db.rows("SELECT key FROM facts")]
+            assert keys and not any(SECRET in k for k in keys)
             found = payload(await client.call_tool("recall", {
                 "query": "staging db port", "layer": "semantic"}))
             assert second["id"] in {h["cite"].split("#")[0] for h in found["items"]}
