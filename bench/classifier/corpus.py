@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.extract.asked import OpenOffer
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "bench/data/extract-corpus"
 LABELS = ("rejected", "decision", "preference", "task", "fact", "discovery", "learning",
@@ -45,6 +47,10 @@ class Example:
     text: str
     label: str
     split: str = "train"
+    offer: str = ""
+    """The agent's earlier offer when the agent's last words ask nothing and the person
+    has only asked about it since (``memtui.extract.asked.OpenOffer``); only the rules'
+    naming and citing read it, not the classifier."""
 
 
 def hand_split(conv: str) -> str:
@@ -56,21 +62,26 @@ def read_hand(path: Path) -> Iterator[Example]:
     """Examples of one hand-written file (format in ops.txt's header)."""
     domain = path.stem.split("-")[0]
     conv, prev, n = "", "", 0
+    agent, offer = "", OpenOffer()
     for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("== "):
             conv, prev, n = line[3:].strip(), "", 0
+            agent, offer = "", OpenOffer()
             continue
         if line.startswith("> "):
-            prev = line[2:].strip()
+            prev = agent = line[2:].strip()
+            offer.agent(agent, f"hand/{conv}/before{n}")
             continue
         code, _, text = line.partition(" ")
         if code not in CODES or not text or not conv:
             raise ValueError(f"{path}:{lineno}: expected '> text', '== id' or 'X text'")
         yield Example(id=f"hand/{conv}/{n}", conv=conv, domain=domain, source="hand",
-                      prev=prev, text=text, label=CODES[code], split=hand_split(conv))
+                      prev=prev, text=text, label=CODES[code], split=hand_split(conv),
+                      offer=offer.behind(agent)[0])
+        offer.person(text)
         prev, n = text, n + 1
 
 

@@ -24,7 +24,9 @@ def prepared(ex: Example) -> PreparedTurn:
                 source="corpus", line=0, offset=0, end_offset=0, format="corpus",
                 author="person")
     return PreparedTurn(turn=turn, text=ex.text, previous_assistant=ex.prev,
-                        previous_assistant_id=f"{ex.id}/before" if ex.prev else None)
+                        previous_assistant_id=f"{ex.id}/before" if ex.prev else None,
+                        open_offer=ex.offer,
+                        open_offer_id=f"{ex.id}/offer" if ex.offer else None)
 
 
 def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,

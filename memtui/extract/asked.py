@@ -12,8 +12,9 @@ list of the person's: a reply that is not a bare choice is left to the phrase ru
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from memtui.extract.classify.features import ASKING
 from memtui.text import clean, sentences, shorten
 
 ASKED = re.compile(
@@ -46,6 +47,8 @@ _REFUSING = re.compile(r"^(?:no|nope|don'?t|do not|skip|cancel|abort|deny|neithe
 _APPROVING = re.compile(r"^(?:yes|ok|okay|allow|approve|proceed|go ahead|continue|do it)\b",
                         re.I)
 _OPTION_CHARS = 100
+OFFER_CHARS = 600
+"""The end of an open offer kept for a late answer (as much as the last assistant words)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,49 @@ class Pick:
     category: str
     summary: str
     confidence: float
+
+
+@dataclass
+class OpenOffer:
+    """The agent's last question or offer, kept open while the person only asks about it.
+
+    "I could add the index; shall I?" — "how long would it lock the table?" — "About four
+    minutes." — "then no": the "no" answers the offer two agent turns back, not "About
+    four minutes.", which asks nothing. An agent's turn that asks or offers opens a new
+    offer; the offer stays open only while the person asks questions and the agent
+    answers them.
+    """
+
+    text: str = ""
+    id: str = ""
+    asking: bool = field(default=False)
+    """The person's last words were a question: the agent's next words answer it."""
+
+    def agent(self, text: str, turn_id: str) -> None:
+        """The agent said ``text`` (message ``turn_id``)."""
+        if offers(text):
+            self.text, self.id = text[-OFFER_CHARS:], turn_id
+        elif not self.asking:
+            self.text, self.id = "", ""
+
+    def person(self, text: str) -> None:
+        """The person said ``text``: a question keeps the offer open, anything else
+        answers it or moves on."""
+        self.asking = text.rstrip().endswith("?")
+        if not self.asking:
+            self.text, self.id = "", ""
+
+    def behind(self, previous: str) -> tuple[str, str | None]:
+        """The offer a reply answers when the agent's last words (``previous``) ask
+        nothing themselves: its words and message id, or ("", None)."""
+        if self.text and self.id and not offers(previous):
+            return self.text, self.id
+        return "", None
+
+
+def offers(text: str) -> bool:
+    """Whether the agent's words ask or offer anything ("Shall I …?", "I could …")."""
+    return any(ASKED.search(s) or ASKING.search(s) for s in sentences(clean(text)))
 
 
 def last_ask(previous: str) -> str:

@@ -53,12 +53,27 @@ class PreparedTurn:
     """The last assistant words before this turn (what a bare "no" rejects)."""
     previous_assistant_id: str | None = None
     """The message id of those words: what a reply to a proposal cites beside its own."""
+    open_offer: str = ""
+    """When those words ask nothing, the agent's earlier offer the person has only asked
+    about since ("then no" after "About four minutes."; ``asked.OpenOffer``), else ""."""
+    open_offer_id: str | None = None
+    """The message id of that offer."""
     captures: tuple[Any, ...] = ()
     """What the policy captured in the text (``policy.Capture``: layer, kind, match...)."""
 
     @property
     def id(self) -> str:
         return self.turn.id
+
+    @property
+    def answering(self) -> str:
+        """What the turn answers: the open offer if there is one, else the last assistant
+        words."""
+        return self.open_offer or self.previous_assistant
+
+    @property
+    def answering_id(self) -> str | None:
+        return self.open_offer_id if self.open_offer else self.previous_assistant_id
 
     @property
     def role(self) -> str:

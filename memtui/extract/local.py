@@ -349,7 +349,7 @@ class LocalExtractor:
         """The person's words, sentence by sentence; a bare choice opening the turn
         ("2", "y", "3 - use staging") answers the options just offered (``asked.pick``)."""
         task_done = False
-        picked = pick(pt.text, pt.previous_assistant)
+        picked = pick(pt.text, pt.previous_assistant) or pick(pt.text, pt.open_offer)
         for i, s in enumerate(sentences(clean(pt.text)) or [clean(pt.text)]):
             fact = fact_in(_LEAD.sub("", s) or s, pt)
             if fact is None and ":" in s[:30]:
@@ -402,10 +402,10 @@ class LocalExtractor:
                     # "No, don't add Redis": what follows the no says what is rejected.
                     return "rejected", self._with_ask(_capital(rest), pt), inner
             if len(rest.split()) >= 4:
-                ask = last_ask(pt.previous_assistant)
+                ask = last_ask(pt.answering)
                 summary = _capital(rest) + (f" — re: {ask}" if ask else "")
                 return "rejected", summary, NO_BUT
-            ask = last_ask(pt.previous_assistant)
+            ask = last_ask(pt.answering)
             if ask:
                 summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
                 return "rejected", summary, AMBIGUOUS
@@ -422,7 +422,7 @@ class LocalExtractor:
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
         if _APPROVE.search(lower) and len(lower.split()) <= 4:
-            ask = last_ask(pt.previous_assistant)
+            ask = last_ask(pt.answering)
             return ("decision", f"Approved: {ask}", 0.75) if ask else None
         if _LEARN.search(lower) or _STANDING.search(lower):
             return "learning", s, 0.8
@@ -441,7 +441,7 @@ class LocalExtractor:
         """A short rejection says what it rejects: the question it answers, if any."""
         if len(s.split()) >= 5:
             return s
-        ask = last_ask(pt.previous_assistant)
+        ask = last_ask(pt.answering)
         return f"{s.rstrip('.!')} — re: {ask}" if ask else s
 
     def _assistant(self, pt: PreparedTurn, out: Extraction) -> None:
@@ -487,8 +487,9 @@ def _capital(s: str) -> str:
 
 def answered(pt: PreparedTurn) -> str | None:
     """The assistant message a person's rejection or decision answers: the one just
-    before it, when it asked or proposed something (None: it answers nothing known)."""
-    if pt.previous_assistant_id and last_ask(pt.previous_assistant):
-        return pt.previous_assistant_id
+    before it, when it asked or proposed something, or the offer the person has only
+    asked about since (None: it answers nothing known)."""
+    if pt.answering_id and last_ask(pt.answering):
+        return pt.answering_id
     return None
 

@@ -6,7 +6,7 @@ message, each tool call's one-line gist, each short or failed tool result) is re
 and the capture policy either refuses the text (its tool calls stay: they are not text)
 or says what it captures. :class:`FileContext` carries what a turn needs of the turns
 before it (the last assistant words and their message id, recent tool calls, whether a
-tool just failed) across batches and runs.
+tool just failed, the offer a late answer answers) across batches and runs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtui.extract.asked import OpenOffer
 from memtui.extract.candidates import CallView, PreparedTurn, ResultView
 from memtui.extract.capture import Policy
 from memtui.extract.refusals import REFUSED
@@ -43,6 +44,8 @@ class FileContext:
     previous_assistant_id: str = ""
     """The message the last assistant words are from ("": unknown, as in a context saved
     before it was kept)."""
+    offer: OpenOffer = field(default_factory=OpenOffer)
+    """The agent's offer still open while the person asks about it (a late answer's)."""
 
     @classmethod
     def load(cls, raw: str | None) -> tuple[FileContext, dict[str, Any]]:
@@ -55,16 +58,22 @@ class FileContext:
             data = {}
         ctx = data.get("context") or {}
         calls = ctx.get("calls") or {}
+        offer = ctx.get("offer")
+        offer = offer if isinstance(offer, dict) else {}
         return cls(str(ctx.get("previous_assistant", "")), int(ctx.get("fix_window", 0)),
                    {k: (v[0], v[1]) for k, v in calls.items()
                     if isinstance(v, list) and len(v) == 2},
-                   str(ctx.get("previous_assistant_id") or "")), data
+                   str(ctx.get("previous_assistant_id") or ""),
+                   OpenOffer(str(offer.get("text") or ""), str(offer.get("id") or ""),
+                             bool(offer.get("asking")))), data
 
     def dump(self) -> dict[str, Any]:
         calls = dict(list(self.calls.items())[-CONTEXT_CALLS:])
         return {"previous_assistant": self.previous_assistant, "fix_window": self.fix_window,
                 "calls": {k: list(v) for k, v in calls.items()},
-                "previous_assistant_id": self.previous_assistant_id}
+                "previous_assistant_id": self.previous_assistant_id,
+                "offer": {"text": self.offer.text, "id": self.offer.id,
+                          "asking": self.offer.asking}}
 
 
 def gist(name: str, args: dict[str, Any]) -> str:
@@ -162,11 +171,15 @@ class Preparer:
                     return out
             else:
                 captures = tuple(verdict.captured)
+        person = turn.role == "user" and turn.author == "person"
+        offer, offer_id = ctx.offer.behind(ctx.previous_assistant) if person else ("", None)
         out.turn = PreparedTurn(turn=turn, text=text, calls=calls, results=tuple(results),
                                 after_tool_error=after_error,
                                 previous_assistant=ctx.previous_assistant,
                                 previous_assistant_id=ctx.previous_assistant_id or None,
-                                captures=captures)
+                                open_offer=offer, open_offer_id=offer_id, captures=captures)
+        if person and text:
+            ctx.offer.person(text)
         for c in calls:
             ctx.calls[c.id] = (c.name, c.gist)
         if any(r.is_error and not r.refused for r in results):
@@ -174,6 +187,7 @@ class Preparer:
         if turn.role == "assistant" and text:
             ctx.previous_assistant = _tail(text, PREVIOUS_CHARS)
             ctx.previous_assistant_id = turn.id
+            ctx.offer.agent(ctx.previous_assistant, turn.id)
             if after_error:
                 ctx.fix_window -= 1
         return out

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import string
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.extract.asked import CLEAR, TERSE, TERSE_NO, options, pick
+from memtui.extract.asked import CLEAR, TERSE, TERSE_NO, OpenOffer, options, pick
 from memtui.extract.local import LocalExtractor
+from memtui.extract.prepare import FileContext
 from tests.extract.test_answers import prepared, turn
 
 PERMISSION = ("Run `terraform apply` on prod-eu? 1. Yes 2. Yes, and don't ask again for "
@@ -117,3 +119,64 @@ def test_no_text_breaks_the_reading(text: str, previous: str) -> None:
     assert got is None or got.category in ("decision", "rejected")
     if text.rstrip().endswith("?"):
         assert got is None
+
+
+def test_an_offer_stays_open_while_the_person_only_asks_about_it() -> None:
+    offer = OpenOffer()
+    offer.agent("I could add the index; shall I?", "a1")
+    assert offer.behind("I could add the index; shall I?") == ("", None)  # asked just now
+    offer.person("how long would it lock the table?")
+    offer.agent("About four minutes.", "a2")
+    assert offer.behind("About four minutes.") == ("I could add the index; shall I?", "a1")
+    offer.person("and at night?")
+    offer.agent("The same, but nobody is using it then.", "a3")
+    assert offer.behind("The same, but nobody is using it then.")[1] == "a1"
+    offer.person("then no, not this week")  # answered: closed
+    assert offer.behind("About four minutes.") == ("", None)
+
+
+def test_an_offer_closes_when_the_agent_moves_on_or_offers_again() -> None:
+    offer = OpenOffer()
+    offer.agent("Shall I rotate the logs?", "a1")
+    offer.agent("Done: the backup finished.", "a2")  # nobody asked: a report closes it
+    assert offer.behind("Done: the backup finished.") == ("", None)
+    offer.agent("Shall I rotate the logs?", "a3")
+    offer.person("which logs?")
+    offer.agent("nginx and app. Want me to gzip them too?", "a4")  # a new offer
+    offer.person("what's the size?")
+    offer.agent("About 2 GB.", "a5")
+    assert offer.behind("About 2 GB.")[1] == "a4"
+
+
+def test_a_late_answer_names_and_cites_the_offer_it_answers() -> None:
+    turns = prepared(turn("a1", "assistant", "Should I add the index on orders.created_at?"),
+                     turn("u1", "user", "how long would it lock the table?"),
+                     turn("a2", "assistant", "About four minutes at this size."),
+                     turn("u2", "user", "then no"))
+    assert (turns[-1].open_offer_id, turns[-1].answering_id) == ("a1", "a1")
+    out = LocalExtractor().extract(turns)
+    [no] = [s for s in out.state if s.category == "rejected"]
+    assert no.summary == "Declined: Should I add the index on orders.created_at?"
+    assert (no.source_entry, no.answers_entry) == ("u2", "a1")
+    # Without the question in between, "About four minutes." answers nothing: no offer.
+    turns = prepared(turn("a1", "assistant", "Should I add the index on orders.created_at?"),
+                     turn("u1", "user", "hmm, the table is big"),
+                     turn("a2", "assistant", "About four minutes at this size."),
+                     turn("u2", "user", "then no"))
+    assert turns[-1].open_offer_id is None
+    assert not [s for s in LocalExtractor().extract(turns).state if s.category == "rejected"]
+
+
+def test_the_open_offer_is_saved_with_the_files_context_between_runs() -> None:
+    ctx = FileContext()
+    prepared(turn("a1", "assistant", "Shall I archive the 2019 tickets?"),
+             turn("u1", "user", "how many are there?"),
+             turn("a2", "assistant", "About 4,100."), ctx=ctx)
+    again, _ = FileContext.load(json.dumps({"context": ctx.dump()}))
+    [late] = prepared(turn("u2", "user", "then no"), ctx=again)
+    assert (late.open_offer, late.open_offer_id) == ("Shall I archive the 2019 tickets?", "a1")
+    # A context saved before offers were kept, or a damaged one, loads with none open.
+    for offer in (None, "garbage", {"text": 3}):
+        old, _ = FileContext.load(json.dumps({"context": {"previous_assistant": "x",
+                                                          "offer": offer}}))
+        assert old.offer.behind("x")[1] is None

@@ -90,7 +90,7 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
             break
     text = clean(pt.text)
     question = asks(text)
-    offered = proposes(pt.previous_assistant)
+    offered = proposes(pt.answering)
     outcome = combine(rule, rule_conf, verdict, thresholds, offered, question,
                       bool(pt.previous_assistant))
     if outcome.label != rule:
@@ -113,14 +113,14 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     sure = (outcome.confidence >= max(review_below, ALONE_ACTIVE) and not question
             and (offered or outcome.label == "decision"))
     status = "active" if sure else "proposed"
-    ask = context_of(pt.previous_assistant)
+    ask = context_of(pt.answering)
     if outcome.label == "rejected":
-        summary, kind = rejection_summary(text, pt.previous_assistant), "rejection"
+        summary, kind = rejection_summary(text, pt.answering), "rejection"
     else:
-        summary, kind = decision_summary(text, pt.previous_assistant), "decision"
+        summary, kind = decision_summary(text, pt.answering), "decision"
     detail = shorten(f"{text} (re: {ask})" if ask else text, 1000)
     # Read against the preceding turn, it cites that message too: the one its detail quotes.
-    answers = pt.previous_assistant_id if ask else None
+    answers = pt.answering_id if ask else None
     one.state.append(StateCandidate(
         category=outcome.label, summary=summary, detail=detail, source_entry=pt.id,
         domain=domain_of(summary), confidence=round(outcome.confidence, 3), at=pt.at,
