@@ -179,7 +179,7 @@ _DECIDE = _rx(
 )
 _APPROVE = _rx(
     r"^(?:yes|yep|yeah|yup|ok|okay|sure|sounds good|looks good|lgtm|approved|ship it|"
-    r"go ahead|do it|perfect|great,? (?:go|do)|correct)\b"
+    r"go ahead|go(?=\s*[,.!]|\s*$)|do it|perfect|great,? (?:go|do)|correct)\b"
 )
 
 # Learnings and standing instructions.

@@ -97,6 +97,12 @@ def test_yes_to_a_question_is_an_approval_decision() -> None:
     [entry] = LocalExtractor().extract([turn("ok, go ahead", previous=ASK)]).state
     assert entry.category == "decision" and entry.summary.startswith("Approved: Should I")
     assert LocalExtractor().extract([turn("ok", previous="Done, all tests pass.")]).state == []
+    # A bare "go" approves as "ok" does; "go home" or "go to the docs" approves nothing.
+    for said in ("go", "go, but payments last", "Go."):
+        [entry] = LocalExtractor().extract([turn(said, previous=ASK)]).state
+        assert entry.category == "decision", said
+    for said in ("go home", "go to the docs first"):
+        assert "decision" not in categories(said, previous=ASK), said
 
 
 @pytest.mark.parametrize("text, key, value", [
