@@ -48,10 +48,13 @@ def _fact(ctx: click.Context, agent: str | None, key: str, text: str, as_json: b
         kept = keep(home, db, home.agent(agent, db), text, "fact", key=key, actor="cli")
     if as_json:
         emit_json(kept)
-    elif kept.stored:
-        click.echo(f"remembered as {kept.id}: {kept.reason}")
     else:
-        click.echo(f"not written{f' ({kept.id})' if kept.id else ''}: {kept.reason}")
+        if kept.stored:
+            click.echo(f"remembered as {kept.id}: {kept.reason}")
+        else:
+            click.echo(f"not written{f' ({kept.id})' if kept.id else ''}: {kept.reason}")
+        if kept.redacted:
+            click.echo(f"redacted: {', '.join(kept.redacted)}")
 
 
 @click.command()
