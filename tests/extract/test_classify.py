@@ -68,6 +68,10 @@ def test_the_cheap_filter_and_the_context() -> None:
     assert not worth_embedding("word " * 200)
     assert not worth_embedding("```\ncode\n```")
     assert not worth_embedding("")
+    # A slash command typed to the harness answers nothing; a path in a sentence is prose.
+    for command in ("/clear", "/them", "/model sonnet"):
+        assert not worth_embedding(command), command
+    assert worth_embedding("/etc/hosts is wrong, use the staging one")
     prev = "Rotation done on eu-west. All checks green. Should I do us-east right away?"
     assert context_of(prev) == "Should I do us-east right away?"
     assert context_of("Done. The job ran in 4 minutes.") == "Done. The job ran in 4 minutes."

@@ -67,11 +67,15 @@ Embed = Callable[[Sequence[str]], "np.ndarray"]
 """Texts in, one L2-normalised row each out."""
 
 
+_COMMAND = re.compile(r"^/[a-z][\w:-]*(?:\s+\S+)?\s*$", re.I)
+"""A harness's slash command typed as a turn ("/clear", "/model sonnet"): not a reply."""
+
+
 def worth_embedding(text: str) -> bool:
     """Cheap test: a short piece of prose that could reject or decide something."""
     words = text.split()
-    return 0 < len(words) <= MAX_WORDS and "```" not in text and bool(_WORDS.search(text)
-                                                                      or len(text) <= 4)
+    return (0 < len(words) <= MAX_WORDS and "```" not in text
+            and bool(_WORDS.search(text) or len(text) <= 4) and not _COMMAND.match(text))
 
 
 def context_of(previous: str) -> str:
