@@ -143,6 +143,11 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def capital(text: str) -> str:
+    """The text with its first letter in upper case, the rest as it is."""
+    return text[:1].upper() + text[1:]
+
+
 def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
     """One line, markup dropped, cut at a word boundary with an ellipsis."""
     text = _SPACE.sub(" ", _MARKUP.sub("", text)).strip()

@@ -62,18 +62,19 @@ def read_hand(path: Path) -> Iterator[Example]:
     """Examples of one hand-written file (format in ops.txt's header)."""
     domain = path.stem.split("-")[0]
     conv, prev, n = "", "", 0
-    agent, offer = "", OpenOffer()
+    agent: str | None = None
+    offer = OpenOffer()
     for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("== "):
             conv, prev, n = line[3:].strip(), "", 0
-            agent, offer = "", OpenOffer()
+            agent, offer = None, OpenOffer()
             continue
         if line.startswith("> "):
-            prev = agent = line[2:].strip()
-            offer.agent(agent, f"hand/{conv}/before{n}")
+            prev, agent = line[2:].strip(), f"hand/{conv}/line{lineno}"
+            offer.agent(prev, agent)
             continue
         code, _, text = line.partition(" ")
         if code not in CODES or not text or not conv:

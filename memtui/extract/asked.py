@@ -12,10 +12,10 @@ list of the person's: a reply that is not a bare choice is left to the phrase ru
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from memtui.extract.classify.features import ASKING
-from memtui.text import clean, sentences, shorten
+from memtui.text import capital, clean, sentences, shorten
 
 ASKED = re.compile(
     r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
@@ -73,7 +73,7 @@ class OpenOffer:
 
     text: str = ""
     id: str = ""
-    asking: bool = field(default=False)
+    asking: bool = False
     """The person's last words were a question: the agent's next words answer it."""
 
     def agent(self, text: str, turn_id: str) -> None:
@@ -90,10 +90,11 @@ class OpenOffer:
         if not self.asking:
             self.text, self.id = "", ""
 
-    def behind(self, previous: str) -> tuple[str, str | None]:
-        """The offer a reply answers when the agent's last words (``previous``) ask
-        nothing themselves: its words and message id, or ("", None)."""
-        if self.text and self.id and not offers(previous):
+    def behind(self, previous_id: str | None) -> tuple[str, str | None]:
+        """The offer a reply answers when the agent's last words (message
+        ``previous_id``) ask nothing themselves, so opened no offer of their own: its
+        words and message id, or ("", None)."""
+        if self.text and self.id and self.id != previous_id:
             return self.text, self.id
         return "", None
 
@@ -188,6 +189,5 @@ def _approved(rest: str, ask: str, confidence: float) -> Pick:
 
 
 def _refused(rest: str, ask: str, confidence: float) -> Pick:
-    said = rest[:1].upper() + rest[1:].rstrip(".!")
-    summary = f"{said} — re: {ask}" if rest else f"Declined: {ask}"
+    summary = f"{capital(rest).rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
     return Pick("rejected", shorten(summary), confidence)

@@ -64,7 +64,7 @@ from memtui.extract.candidates import (
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
 from memtui.redact import redact
-from memtui.text import clean, domain_of, sentences, shorten
+from memtui.text import capital, clean, domain_of, sentences, shorten
 
 if TYPE_CHECKING:
     from memtui.extract.classify.head import Classifier
@@ -400,10 +400,10 @@ class LocalExtractor:
                 inner = rejection_confidence(rest)
                 if inner is not None:
                     # "No, don't add Redis": what follows the no says what is rejected.
-                    return "rejected", self._with_ask(_capital(rest), pt), inner
+                    return "rejected", self._with_ask(capital(rest), pt), inner
             if len(rest.split()) >= 4:
                 ask = last_ask(pt.answering)
-                summary = _capital(rest) + (f" — re: {ask}" if ask else "")
+                summary = capital(rest) + (f" — re: {ask}" if ask else "")
                 return "rejected", summary, NO_BUT
             ask = last_ask(pt.answering)
             if ask:
@@ -479,10 +479,6 @@ class LocalExtractor:
                 out.episodes.append(self._episode(pt, "decision", shorten(s)))
             elif category == "learning" and pt.after_tool_error:
                 out.episodes.append(self._episode(pt, "fix", shorten(s)))
-
-
-def _capital(s: str) -> str:
-    return s[:1].upper() + s[1:]
 
 
 def answered(pt: PreparedTurn) -> str | None:

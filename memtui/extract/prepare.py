@@ -172,7 +172,7 @@ class Preparer:
             else:
                 captures = tuple(verdict.captured)
         person = turn.role == "user" and turn.author == "person"
-        offer, offer_id = ctx.offer.behind(ctx.previous_assistant) if person else ("", None)
+        offer, offer_id = ctx.offer.behind(ctx.previous_assistant_id) if person else ("", None)
         out.turn = PreparedTurn(turn=turn, text=text, calls=calls, results=tuple(results),
                                 after_tool_error=after_error,
                                 previous_assistant=ctx.previous_assistant,

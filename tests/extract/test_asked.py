@@ -124,28 +124,28 @@ def test_no_text_breaks_the_reading(text: str, previous: str) -> None:
 def test_an_offer_stays_open_while_the_person_only_asks_about_it() -> None:
     offer = OpenOffer()
     offer.agent("I could add the index; shall I?", "a1")
-    assert offer.behind("I could add the index; shall I?") == ("", None)  # asked just now
+    assert offer.behind("a1") == ("", None)  # asked just now
     offer.person("how long would it lock the table?")
     offer.agent("About four minutes.", "a2")
-    assert offer.behind("About four minutes.") == ("I could add the index; shall I?", "a1")
+    assert offer.behind("a2") == ("I could add the index; shall I?", "a1")
     offer.person("and at night?")
     offer.agent("The same, but nobody is using it then.", "a3")
-    assert offer.behind("The same, but nobody is using it then.")[1] == "a1"
+    assert offer.behind("a3")[1] == "a1"
     offer.person("then no, not this week")  # answered: closed
-    assert offer.behind("About four minutes.") == ("", None)
+    assert offer.behind("a3") == ("", None)
 
 
 def test_an_offer_closes_when_the_agent_moves_on_or_offers_again() -> None:
     offer = OpenOffer()
     offer.agent("Shall I rotate the logs?", "a1")
     offer.agent("Done: the backup finished.", "a2")  # nobody asked: a report closes it
-    assert offer.behind("Done: the backup finished.") == ("", None)
+    assert offer.behind("a2") == ("", None)
     offer.agent("Shall I rotate the logs?", "a3")
     offer.person("which logs?")
     offer.agent("nginx and app. Want me to gzip them too?", "a4")  # a new offer
     offer.person("what's the size?")
     offer.agent("About 2 GB.", "a5")
-    assert offer.behind("About 2 GB.")[1] == "a4"
+    assert offer.behind("a5")[1] == "a4"
 
 
 def test_a_late_answer_names_and_cites_the_offer_it_answers() -> None:
@@ -179,4 +179,4 @@ def test_the_open_offer_is_saved_with_the_files_context_between_runs() -> None:
     for offer in (None, "garbage", {"text": 3}):
         old, _ = FileContext.load(json.dumps({"context": {"previous_assistant": "x",
                                                           "offer": offer}}))
-        assert old.offer.behind("x")[1] is None
+        assert old.offer.behind(old.previous_assistant_id)[1] is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memtui.extract.classify.features import ASKING, CONTEXT_CHARS
-from memtui.text import clean, sentences, shorten
+from memtui.text import capital, clean, sentences, shorten
 
 _ASK_LEAD = re.compile(
     r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?(?:"
@@ -80,7 +80,7 @@ def decision_summary(text: str, previous: str) -> str:
     words = text.strip()
     if not action:
         return shorten(words)
-    decided = action[:1].upper() + action[1:]
+    decided = capital(action)
     if len(words.split()) > 4:
         return shorten(f"{decided} — {words}")
     return shorten(decided)
