@@ -111,7 +111,10 @@ _PASTED_JSON = re.compile(r"^[ \t]*(?:\{\s*[\"']|\[\s*[{\"]).*$", re.M)
 """A line of pasted machine output: a JSON object or array (a log record, a transcript
 line), whose quoted strings are a program's words, never the person's."""
 _HARNESS = re.compile(r"^\s*\[(request interrupted|image|pasted text)[^\]]*\]\s*$", re.I | re.M)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])|\n+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])|(?<=[!?])\s+(?=[a-z])|\n+")
+"""After a full stop a sentence starts with a capital ("e.g. this" is one sentence); after a
+question or exclamation mark people typing in lower case start one anyway ("should I use
+February? which is cleaner")."""
 _BULLET = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)]|#+)\s*")
 _MARKUP = re.compile(r"\*\*|__|`")
 _SPACE = re.compile(r"\s+")

@@ -46,6 +46,16 @@ _REFUSING = re.compile(r"^(?:no|nope|don'?t|do not|skip|cancel|abort|deny|neithe
                        r"reject|stop|leave it|not now)\b", re.I)
 _APPROVING = re.compile(r"^(?:yes|ok|okay|allow|approve|proceed|go ahead|continue|do it)\b",
                         re.I)
+_CLOSING = re.compile(
+    r"\b(?:anything|something|aught) (?:else|more)\b|\bis that (?:all|everything|it)\b"
+    r"|\bany (?:other|more|further) (?:questions?|requests?|changes?|tasks?)\b", re.I)
+_NOTHING_MORE = re.compile(
+    r"^(?:that(?:'s|’s| is| was|s) (?:it|all|everything|enough)\b(?!\s+(?:wrong|bad|broken|"
+    r"incorrect|nonsense|rubbish))|(?:i'?m|i am|we'?re|we are|all) (?:good|set|done)\b"
+    r"|(?:i )?think (?:it'?s|that'?s|is|we'?re|i'?m) (?:good|fine|all|it)\b"
+    r"|nothing(?: else| more)?\b)", re.I)
+"""What follows a "no" that only says nothing more is wanted (not "no thanks": that is the
+polite refusal of an offer)."""
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""
@@ -191,3 +201,11 @@ def _approved(rest: str, ask: str, confidence: float) -> Pick:
 def _refused(rest: str, ask: str, confidence: float) -> Pick:
     summary = f"{capital(rest).rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
     return Pick("rejected", shorten(summary), confidence)
+
+
+def nothing_more(rest: str, ask: str) -> bool:
+    """Whether a "no" says only that nothing more is wanted, which refuses nothing: any
+    "no" to a closing question ("Anything else?", "Is that all?"), or a "no" followed by
+    "that's it", "all good", "thanks" ("nope, that's all for now"). ``rest`` is what
+    follows the "no", ``ask`` the question it answers."""
+    return bool(_NOTHING_MORE.match(rest.strip())) or bool(ask and _CLOSING.search(ask))

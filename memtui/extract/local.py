@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memtui.config import MaintenanceSettings
-from memtui.extract.asked import last_ask, pick
+from memtui.extract.asked import last_ask, nothing_more, pick
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
@@ -156,7 +156,7 @@ _QUESTION_START = _rx(
 
 # Preferences (not rejections): context about how the human likes things.
 _PREFER = _rx(
-    r"\b(?:i|we) (?:(?:really |generally |usually )?(?:prefer|like|love))\b"
+    r"\b(?:i|we) (?:(?:really |generally |usually |always )?(?:prefer|like|love))\b"
     r"(?! (?:to know|it when you))"
     rf"|\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer|like)\b"
     r"|\bmy preference\b|\bpreferably\b"
@@ -171,8 +171,12 @@ _DECIDE = _rx(
     rf"\blet{_APOS}?s (?:go with|use|do|stick with|keep|switch|move|try|adopt|pick|make)\b"
     rf"|\b(?:we|i){_APOS}?(?:ll| will| are going to|'re going to| am going to) "
     r"(?:use|go with|stick with|keep|switch|adopt|pick)\b"
-    r"|\b(?:decided|decide|decision|settled on|going with|go with|opting for|opted for|"
-    r"chose|chosen|agreed)\b"
+    r"|\b(?:settled on|going with|go with|opting for|opted for)\b"
+    # deciding is a decision only when the person or their team decides: not "marketing
+    # decided this last year", "I can't decide which" or "when does he decide"
+    rf"|\b(?:i|we)(?:{_APOS}ve| have)?(?: just| already| finally| now)? (?:decided|chose|"
+    r"agreed|settled)\b|^(?:decided|agreed|decision)\b|\b(?:my|our|final) decision\b|"
+    rf"\bdecision:|\b(?:it{_APOS}s|it is) decided\b"
     r"|\b(?:switch|move|migrate) (?:to|over to)\b"
     r"|\b(?:use|using) \S+(?: \S+)? (?:instead|from now on|going forward)\b"
     r"|\binstead of\b|\brather than\b"
@@ -184,7 +188,11 @@ _APPROVE = _rx(
 
 # Learnings and standing instructions.
 _LEARN = _rx(
-    r"\b(?:always|from now on|in the future|going forward|next time|remember (?:to|that)|"
+    # someone's habit is not a lesson: "I always forget", "she always complains", "he
+    # always does", "it's always been bad", "as always"
+    r"(?<!\bi )(?<!\bhe )(?<!\bshe )(?<!\bas )(?<!'s )(?<!’s )(?<!\bit )\balways\b"
+    r"(?! been\b)"
+    r"|\b(?:from now on|in the future|going forward|next time|remember (?:to|that)|"
     r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
     r"rule of thumb|til\b|important:)"
 )
@@ -209,9 +217,13 @@ _TASK_START = _rx(
     r"optimi[sz]e|profile|benchmark|ship|release|merge|rebase|commit|push|cut|drop|draft|"
     r"schedule|split|send|post|publish|rerun|restart|stage|lead with)\s+[\w\"'(])"
 )
-_LEAD = _rx(r"^(?:also|and|then|now|next|so|ok|okay|but|oh|good|great|thanks)\b[,:]?\s*")
+_LEAD = _rx(r"^(?:also|and|then|now|next|so|ok|okay|but|oh(?![\s,]*no\b)|good|great|thanks)\b"
+            r"[,:]?\s*")
+"""Lead words dropped before a sentence is read; not the "oh" of "oh no" (dismay, not a
+refusal)."""
 _STANDING = _rx(
-    r"^(?:keep|stick to|stay under|stay within|stay below)\b"
+    r"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop))|stick to|stay under|"
+    r"stay within|stay below)\b"
     r"|\b(?:stays?|must stay|should stay|go(?:es)? out|must be|should be) (?:under|within|below|"
     r"at most|before|after)\b"
 )
@@ -388,8 +400,12 @@ class LocalExtractor:
         lower = s.lower()
         question = s.rstrip().endswith("?")
         m = _NO_START.search(lower)
+        if m and question and len(s.split()) > 1 and not re.search(r"[.!,;]\s", s):
+            return None  # "no contract change?" asks; "no more views. can you …?" refuses
         if m:
             rest = s[m.end():].lstrip(" ,.!:;-—")
+            if nothing_more(rest, last_ask(pt.answering)) and rejection_confidence(rest) is None:
+                return None  # "nope, that's it" to "Anything else?" refuses nothing
             bare = s[m.end():m.end() + 1] in ("", ",", ".", "!", ":", ";", " ") and (
                 not rest or s[m.end():].lstrip()[:1] in ("", ",", ".", "!", ":", ";", "-", "—"))
             if not bare:
@@ -415,8 +431,10 @@ class LocalExtractor:
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
         if question:
-            if _TASK_START.search(lower) and not _QUESTION_START.search(lower) or re.match(
-                    r"(?:can|could|would|will) you\b", lower):
+            # a request, at the start or after the problem it is about ("the export test
+            # fails on CI, can you fix it?")
+            if _TASK_START.search(lower) and not _QUESTION_START.search(lower) or re.search(
+                    r"(?:^|[,;:]\s*)(?:can|could|would|will) you\b", lower):
                 return "task", s, 0.7
             return None
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):

@@ -87,6 +87,86 @@ def test_not_rejections(text: str) -> None:
     assert "rejected" not in categories(text)
 
 
+CLOSING = "Deleted the old branch. Anything else for today?"
+
+
+@pytest.mark.parametrize("text, previous", [
+    # nothing more is wanted: a "no" to a closing question refuses nothing
+    ("nope, that's it", CLOSING),
+    ("nah", CLOSING),
+    ("No. Have a nice weekend!", "Is there anything else I can help with?"),
+    ("nope that's all for now, cheers", "Noted in the runbook."),
+    ("no I think it's good", "Fixed both typos."),
+    # "oh no" is dismay, not a refusal
+    ("oh no, that's the payment retry bug from Tuesday", ASK),
+    ("oh no. is it getting worse?", "Six customers mentioned slow responses."),
+    # a question that opens with "no" asks
+    ("free really? no contract change?", "I can add a free data bundle. Want it?"),
+])
+def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
+    assert "rejected" not in categories(text, previous=previous)
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("no, but don't deploy before Monday", CLOSING),  # the rest refuses
+    ("no thanks, just cancel", "Before you go, I can offer 3 months at 50% off."),
+    ("No thank you, my card covers it", "Would you like travel insurance for €34?"),
+    ("no more materialized views, we have too many. can you tune the query?", ASK),
+    ("no, that's all wrong, the dates are from last year", "Done: the report is drafted."),
+])
+def test_a_no_that_still_refuses(text: str, previous: str) -> None:
+    assert categories(text, previous=previous)[:1] == ["rejected"]
+
+
+@pytest.mark.parametrize("text", [
+    "we use western digits, marketing decided this last year",
+    "$2,000 for 48 hours, I can't decide which",
+    "when does he decide",
+    "the second one sounds like a cooking video. the internet will decide",
+    "people who already decided to churn open a ticket",
+    "should I use February instead or strip the bonuses? which is cleaner",
+])
+def test_deciding_that_is_not_a_decision(text: str) -> None:
+    assert "decision" not in categories(text)
+
+
+@pytest.mark.parametrize("text", [
+    "We've decided to keep SQLite for the index.",
+    "I finally chose the blue theme.",
+    "Decided: the launch moves to May.",
+    "Final decision is Hetzner.",
+])
+def test_a_decision_the_person_made(text: str) -> None:
+    assert "decision" in categories(text)
+
+
+def test_a_request_after_the_problem_is_a_task() -> None:
+    """Split at its question mark, the request is still read ("…, can you fix it?")."""
+    text = "the export test fails on CI since this morning, can you fix it? tests/test_export"
+    assert categories(text) == ["task"]
+
+
+@pytest.mark.parametrize("text", [
+    "do i need to fast for the blood work? i always forget",
+    "he'll take a week, he always does",
+    "so it's always been bad and nobody looked",
+    "oh great, the board meeting is tomorrow. perfect timing as always",
+    "keep me posted",
+])
+def test_a_habit_or_a_sigh_is_not_a_lesson(text: str) -> None:
+    assert categories(text) == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("note: always test the background case", "learning"),
+    ("fixed sleeps in tests are always wrong eventually", "learning"),
+    ("Keep launch posts under 700 words.", "learning"),
+    ("I always prefer tables by default", "context"),  # a preference, said as a habit
+])
+def test_always_still_teaches(text: str, expected: str) -> None:
+    assert categories(text)[:1] == [expected]
+
+
 def test_preference_is_context_with_a_label() -> None:
     [entry] = LocalExtractor().extract([turn("I prefer short commit messages.")]).state
     assert entry.summary == "Preference: I prefer short commit messages."
@@ -169,7 +249,10 @@ def test_code_blocks_and_harness_tags_are_not_read() -> None:
 
 
 def test_helpers() -> None:
-    assert sentences("One. Two! three\nFour?") == ["One.", "Two! three", "Four?"]
+    assert sentences("One. Two! three\nFour?") == ["One.", "Two!", "three", "Four?"]
+    # lower case after a question starts a sentence; after a full stop it does not
+    assert sentences("use February? which is cleaner") == ["use February?", "which is cleaner"]
+    assert sentences("e.g. this one. and that") == ["e.g. this one. and that"]
     assert domain_of("Don't restart postgres in business hours") == "database"
     assert domain_of("Lunch at noon") == "general"
 
