@@ -23,6 +23,7 @@ at most 1% of none-turns captured.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -44,7 +45,7 @@ KEY = ("rejected", "decision")
 
 def readings(examples: list[Example], clf: Classifier) -> dict[str, list[tuple[str, float, bool]]]:
     """Per method, per example: (label, confidence, captured anything)."""
-    verdicts = clf.verdicts([(e.prev, e.text) for e in examples])
+    verdicts = clf.verdicts([(e.answering, e.text) for e in examples])
     rules = [rules_reading(e) for e in examples]
     wired = LocalExtractor(classifier=clf)  # what the stenographer runs
     both = [rules_reading(e, wired) for e in examples]
@@ -156,11 +157,11 @@ def cross_domain(corpus: list[Example], embed: CachedEmbed, shipped: Head,
 
 
 def _unsplit(e: Example) -> Example:
-    return Example(e.id, e.conv, e.domain, e.source, e.prev, e.text, e.label, "cross")
+    return dataclasses.replace(e, split="cross")
 
 
 def throughput(examples: list[Example], clf: Classifier, embed: CachedEmbed) -> list[str]:
-    pairs = [(e.prev, e.text) for e in examples]
+    pairs = [(e.answering, e.text) for e in examples]
     start = time.perf_counter()
     embed.vectors.clear()  # time the model, not the cache
     clf.verdicts(pairs)

@@ -49,8 +49,13 @@ class Example:
     split: str = "train"
     offer: str = ""
     """The agent's earlier offer when the agent's last words ask nothing and the person
-    has only asked about it since (``memtui.extract.asked.OpenOffer``); only the rules'
-    naming and citing read it, not the classifier."""
+    has only asked about it since (``memtui.extract.asked.OpenOffer``)."""
+
+    @property
+    def answering(self) -> str:
+        """What the turn answers, as the extractor reads it (``PreparedTurn.answering``):
+        the open offer, else the preceding turn."""
+        return self.offer or self.prev
 
 
 def hand_split(conv: str) -> str:

@@ -61,7 +61,7 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
     the preceding turn proposes anything, if already known."""
     key = rule if rule in ("rejected", "decision") else None
     if offered is None:
-        offered = proposes(ex.prev)
+        offered = proposes(ex.answering)
     outcome = combine(key, rule_conf, verdict, thresholds, offered, asks(clean(ex.text)),
                       bool(ex.prev))
     if outcome.label is not None:
@@ -71,7 +71,7 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
 
 def citations(examples: Sequence[Example], extractor: LocalExtractor) -> tuple[int, int, int]:
     """(entries, entries citing their own turn, rejections and decisions read against a
-    preceding turn that also cite it)."""
+    preceding turn or an open offer that also cite it)."""
     entries = own = answering = 0
     for ex in examples:
         out = extractor.extract([prepared(ex)])
@@ -79,7 +79,7 @@ def citations(examples: Sequence[Example], extractor: LocalExtractor) -> tuple[i
             entries += 1
             own += s.source_entry == ex.id
             answering += s.category in ("rejected", "decision") and \
-                s.answers_entry == f"{ex.id}/before"
+                s.answers_entry in (f"{ex.id}/before", f"{ex.id}/offer")
     return entries, own, answering
 
 

@@ -54,7 +54,7 @@ class Tokens:
         self.sep = self.tok.token_to_id("[SEP]")
 
     def ids(self, example: Example) -> list[int]:
-        return tokenise(self.tok, context_of(example.prev), example.text)
+        return tokenise(self.tok, context_of(example.answering), example.text)
 
     def batch(self, rows: list[list[int]]) -> dict[str, Any]:
         torch = _torch()

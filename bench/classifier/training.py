@@ -48,7 +48,7 @@ class CachedEmbed:
 def matrix(examples: list[Example], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray]:
     if any(ex.split == "heldout" for ex in examples):
         raise RuntimeError("a held-out example reached training or tuning")
-    x = features([e.text for e in examples], [context_of(e.prev) for e in examples], embed)
+    x = features([e.text for e in examples], [context_of(e.answering) for e in examples], embed)
     y = np.array([LABELS.index(e.label) for e in examples])
     return x, y
 
@@ -111,7 +111,7 @@ def fit_thresholds(dev: list[Example], verdicts: list[Verdict]) -> dict[str, flo
     recorded is the failure people notice, one recorded for review costs a keypress.
     """
     rules = [rules_reading(e) for e in dev]
-    offered = [proposes(e.prev) for e in dev]
+    offered = [proposes(e.answering) for e in dev]
     gold = [e.label for e in dev]
     nones = [i for i, g in enumerate(gold) if g == "none"]
 

@@ -262,3 +262,35 @@ def test_where_no_offer_shows_a_refusal_needs_the_unoffered_threshold() -> None:
     for report in ("", "Done, the tests pass.", "I've created custom-light.json.",
                    "Now find the second handler and add the same:"):
         assert not proposes(report), report
+
+
+def test_a_late_answer_is_read_against_the_offer_it_answers() -> None:
+    """"then no", after the person asked how long the lock takes and the agent said
+    "About four minutes.", answers "Should I add the index?": the classifier reads the
+    pair (offer, turn), as it was trained (``Example.answering``), not the last words."""
+    from memtui.extract.candidates import PreparedTurn
+    from memtui.extract.classify.apply import read
+    from memtui.transcripts import Turn
+
+    class Recording:
+        def __init__(self) -> None:
+            self.pairs: list[tuple[str, str]] = []
+
+        def verdicts(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+            self.pairs.extend(pairs)
+            return [v(0.9) for _ in pairs]
+
+    def said(i: int, text: str, previous: str, offer: str = "") -> PreparedTurn:
+        turn = Turn(id=f"m{i}", session="s", timestamp=None, role="user", text=text,
+                    source="t.jsonl", line=i, offset=0, end_offset=0, format="claude-code",
+                    author="person")
+        return PreparedTurn(turn=turn, text=text, previous_assistant=previous,
+                            previous_assistant_id=f"a{i}", open_offer=offer,
+                            open_offer_id="a0" if offer else None)
+
+    clf = Recording()
+    got = read(clf, [said(1, "then no", "About four minutes.", "Should I add the index?"),  # type: ignore[arg-type]
+                     said(2, "no thanks", "Want me to open the PR?")])
+    assert clf.pairs == [("Should I add the index?", "then no"),
+                         ("Want me to open the PR?", "no thanks")]
+    assert set(got) == {"m1", "m2"}

@@ -42,7 +42,7 @@ def readable(pt: PreparedTurn) -> bool:
 def read(classifier: Classifier, turns: Sequence[PreparedTurn]) -> dict[str, Verdict]:
     """Verdicts of the readable turns, embedded in one batch."""
     chosen = [pt for pt in turns if readable(pt)]
-    verdicts = classifier.verdicts([(pt.previous_assistant, clean(pt.text)) for pt in chosen])
+    verdicts = classifier.verdicts([(pt.answering, clean(pt.text)) for pt in chosen])
     return {pt.id: v for pt, v in zip(chosen, verdicts, strict=True)}
 
 

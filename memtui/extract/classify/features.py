@@ -3,8 +3,9 @@
 The feature vector of a turn is ``[t, c, t * c, has_context, words, chars, asked]``:
 
 - ``t`` the embedding of the turn, ``c`` that of its context (the proposal or question
-  the turn answers: the last asking sentence of the preceding turn, else its last two
-  sentences), both L2-normalised MiniLM vectors. The product lets a linear head see
+  the turn answers: the last asking sentence of the open offer, else of the preceding
+  turn, else its last two sentences; ``PreparedTurn.answering``), both L2-normalised
+  MiniLM vectors. The product lets a linear head see
   agreement between the two ("no" after "should I ...?" is not "no" after "Done.").
 - ``words``: the turn's words, word pairs and opening words, ``chars``: its character
   3- and 4-grams, ``asked``: the context's words, each hashed into buckets

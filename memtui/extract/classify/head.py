@@ -131,7 +131,8 @@ class Classifier:
         return head.thresholds
 
     def verdicts(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
-        """(preceding turn, turn) pairs in, one verdict each out."""
+        """(what the turn answers, turn) pairs in, one verdict each out: the open offer,
+        else the preceding turn (``PreparedTurn.answering``)."""
         if not pairs:
             return []
         head = self.head
