@@ -110,6 +110,7 @@ def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
 @pytest.mark.parametrize("text, previous", [
     ("no, but don't deploy before Monday", CLOSING),  # the rest refuses
     ("no thanks, just cancel", "Before you go, I can offer 3 months at 50% off."),
+    ("No.", "Would you like something more formal for the invitation?"),  # an offer
     ("No thank you, my card covers it", "Would you like travel insurance for €34?"),
     ("no more materialized views, we have too many. can you tune the query?", ASK),
     ("no, that's all wrong, the dates are from last year", "Done: the report is drafted."),
