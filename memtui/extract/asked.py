@@ -208,6 +208,6 @@ def _refused(rest: str, ask: str, confidence: float) -> Pick:
 def nothing_more(rest: str, ask: str) -> bool:
     """Whether a "no" says only that nothing more is wanted, which refuses nothing: any
     "no" to a closing question ("Anything else?", "Is that all?"), or a "no" followed by
-    "that's it", "all good", "thanks" ("nope, that's all for now"). ``rest`` is what
-    follows the "no", ``ask`` the question it answers."""
+    "that's it", "all good" or "nothing else" ("nope, that's all for now"). ``rest`` is
+    what follows the "no", ``ask`` the question it answers."""
     return bool(_NOTHING_MORE.match(rest.strip())) or bool(ask and _CLOSING.search(ask))

@@ -400,11 +400,13 @@ class LocalExtractor:
         lower = s.lower()
         question = s.rstrip().endswith("?")
         m = _NO_START.search(lower)
-        if m and question and len(s.split()) > 1 and not re.search(r"[.!,;]\s", s):
-            return None  # "no contract change?" asks; "no more views. can you …?" refuses
         if m:
+            if question and len(s.split()) > 1 and not re.search(r"[.!,;]\s", s):
+                return None  # "no contract change?" asks; "no more views. can you …?" refuses
             rest = s[m.end():].lstrip(" ,.!:;-—")
-            if nothing_more(rest, last_ask(pt.answering)) and rejection_confidence(rest) is None:
+            ask = last_ask(pt.answering)
+            inner = rejection_confidence(rest)
+            if inner is None and nothing_more(rest, ask):
                 return None  # "nope, that's it" to "Anything else?" refuses nothing
             bare = s[m.end():m.end() + 1] in ("", ",", ".", "!", ":", ";", " ") and (
                 not rest or s[m.end():].lstrip()[:1] in ("", ",", ".", "!", ":", ";", "-", "—"))
@@ -412,16 +414,12 @@ class LocalExtractor:
                 # "No pricing in launch posts": the whole sentence is the prohibition.
                 sure = RULE if len(s.split()) >= 4 else AMBIGUOUS
                 return "rejected", self._with_ask(s, pt), sure
-            if rest and not rest.rstrip().endswith("?"):
-                inner = rejection_confidence(rest)
-                if inner is not None:
-                    # "No, don't add Redis": what follows the no says what is rejected.
-                    return "rejected", self._with_ask(capital(rest), pt), inner
+            if inner is not None and not rest.rstrip().endswith("?"):
+                # "No, don't add Redis": what follows the no says what is rejected.
+                return "rejected", self._with_ask(capital(rest), pt), inner
             if len(rest.split()) >= 4:
-                ask = last_ask(pt.answering)
                 summary = capital(rest) + (f" — re: {ask}" if ask else "")
                 return "rejected", summary, NO_BUT
-            ask = last_ask(pt.answering)
             if ask:
                 summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
                 return "rejected", summary, AMBIGUOUS
