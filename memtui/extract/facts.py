@@ -41,6 +41,13 @@ _FACT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (_rx(r"\bcall me (?P<v>[A-Z][\w-]{1,30})\b"), "name"),
 )
 _VALUE_TRIM = " .,;:!?\"'`()[]"
+_REPORTED = frozenset("says said thinks thought told tells knows knew wants wanted".split())
+"""A key with a verb in it is someone's words, not a thing: "my manager said they are
+still negotiating"."""
+_PASSING = _rx(r"^(?:still\b|\w+ing (?:with|to|from|in|on|at|for|up|down|out|over|back|"
+               r"home|here|there|the|a|an|his|her|my|our|their|your)\b)")
+"""A value that is a passing state, not a setting: "my heart is still racing", "my cousin
+is coming with his car"."""
 
 
 def fact_in(sentence: str, turn: PreparedTurn) -> FactCandidate | None:
@@ -57,6 +64,8 @@ def fact_in(sentence: str, turn: PreparedTurn) -> FactCandidate | None:
             for prefix in ("the ", "our ", "my "):
                 key = key.removeprefix(prefix)
             if not key or key.split()[-1] in _BAD_KEYS or key.split()[0] in _BAD_KEYS:
+                continue
+            if _REPORTED.intersection(key.split()) or _PASSING.search(value):
                 continue
         if not value or len(value.split()) > 8:
             continue

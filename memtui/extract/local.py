@@ -90,7 +90,9 @@ DONT = rf"(?:don{_APOS}t|do not|dont)"
 _NO_START = _rx(
     r"^(?:no|nope|nah|nay|negative)\b(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
     r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|"
-    r"need to (?:worry|rush|hurry|stress|apologi[sz]e)|wonder|matter|one|way\b(?!\s*[.!])))"
+    r"need to (?:worry|rush|hurry|stress|apologi[sz]e)|wonder|matter|one|way\b(?!\s*[.!])|"
+    # conceding: "no, you're right, it's the 14th"
+    rf"(?:you{_APOS}re|you are|that{_APOS}s|it{_APOS}s) (?:right|correct|true)\b))"
 )
 _PROHIBIT_START = _rx(
     rf"^(?:please\s+|pls\s+|and\s+|but\s+|just\s+|so\s+)?(?:{DONT}|never|stop|quit|avoid|"
@@ -158,7 +160,9 @@ _QUESTION_START = _rx(
 _PREFER = _rx(
     r"\b(?:i|we) (?:(?:really |generally |usually |always )?(?:prefer|like|love))\b"
     r"(?! (?:to know|it when you))"
-    rf"|\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer|like)\b"
+    # "I'd like to understand the jump" wants an answer, not a way of working
+    rf"|\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer|"
+    r"like(?! to (?:know|understand|see|ask|hear|learn|find out)\b))\b"
     r"|\bmy preference\b|\bpreferably\b"
 )
 
@@ -190,37 +194,68 @@ _APPROVE = _rx(
 _LEARN = _rx(
     # someone's habit is not a lesson: "I always forget", "she always complains", "he
     # always does", "it's always been bad", "as always"
-    r"(?<!\bi )(?<!\bhe )(?<!\bshe )(?<!\bas )(?<!'s )(?<!’s )(?<!\bit )\balways\b"
-    r"(?! been\b)"
-    r"|\b(?:from now on|in the future|going forward|next time|remember (?:to|that)|"
+    r"(?<!\bi )(?<!\bhe )(?<!\bshe )(?<!\bas )(?<!'s )(?<!’s )(?<!\bit )"
+    # nor a past one ("the secretary always went to make tea"); a view held until now is
+    # ("I've always found that a model people trust beats a better one")
+    r"(?<!'ve )(?<!’ve )(?<!\bhave )(?<!\bhas )\balways\b(?! been\b)"
+    r"(?! (?:\w*[^\We]ed|went|was|were|did|had|came|took|made|said|told|got|gave|knew|sent|wrote|"
+    r"paid|ran|used to)\b)"
+    r"|(?:(?<='ve )|(?<=’ve )|(?<=\bhave )|(?<=\bhas ))always\b(?! been\b)"
+    # not remembering is no lesson ("I don't remember that"); TIL is, "til 22" is until
+    r"|\b(?:from now on|in the future|going forward|next time|"
+    r"(?<!n't )(?<!n’t )(?<!nt )(?<!not )remember (?:to|that)|"
     r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
-    r"rule of thumb|til\b|important:)"
+    r"rule of thumb|important:)|^til:"
 )
+_SHOUTED = re.compile(r"\b(?:TIL|TODO)\b")
+"""Read in the sentence as typed: "TIL" is a lesson learned, "til 22" is until; "TODO"
+names a task, the Spanish "todo" ("gracias por todo") does not."""
 _FIXED = _rx(
     r"\b(?:fixed (?:it|by|the|this)|the fix (?:is|was)|that (?:worked|fixed it)|works now|"
     r"now works|now passes|resolved (?:it|by|the)|solution (?:is|was)|the trick (?:is|was))\b"
 )
 _ASSISTANT_LEARN = _rx(
     r"\b(?:lessons? learned|lesson:|takeaway|note to self|in the future,|going forward,|"
-    r"til\b)"
+    r"today i learned)"
 )
 
 # Tasks.
 _TASK_START = _rx(
     r"^(?:please|pls|can you|could you|would you|will you|i need you to|i want you to|"
-    r"we need to|you need to|need to|todo|to do:|task:|next,? |now,? |also,? |then,? |"
+    r"we need to|you need to|need to|todo:|to do:|task:|next,? |now,? |also,? |then,? |"
     r"help me|let'?s (?:add|fix|build|write|implement|create|make|refactor|update|"
     r"investigate|debug|look)|"
     r"(?:add|fix|create|write|implement|update|remove|delete|refactor|run|check|investigate|"
-    r"debug|build|deploy|install|set up|setup|rename|move|make|find|look into|look at|"
+    r"debug|build|deploy|install|set up|setup|rename|move|make|find|look into|look at(?! you\b)|"
     r"review|test|document|clean up|migrate|upgrade|bump|configure|change|replace|port|"
     r"optimi[sz]e|profile|benchmark|ship|release|merge|rebase|commit|push|cut|drop|draft|"
-    r"schedule|split|send|post|publish|rerun|restart|stage|lead with)\s+[\w\"'(])"
+    r"schedule|split|send|post|publish|rerun|restart|stage|lead with)\s+"
+    # a noun with its number is the subject, not an order: "port 80 was open"
+    r"(?!v?\d[\w.]*\s+(?:is|was|are|were|has|had|failed|fails|passed|passes|works|worked)\b)"
+    r"[\w\"'(])"
 )
-_LEAD = _rx(r"^(?:also|and|then|now|next|so|ok|okay|but|oh(?![\s,]*no\b)|good|great|thanks)\b"
-            r"[,:]?\s*")
-"""Lead words dropped before a sentence is read; not the "oh" of "oh no" (dismay, not a
-refusal)."""
+_ASKS_BACK = r"\b(?:what|which|where|when)$"
+"""A reply ending in a question word asks about the request ("bump to what"); it sets no
+task."""
+_LEAD = _rx(r"^(?:(?:also|and|then|now|next(?! time\b)|so|ok|okay|but|oh(?![\s,]*no\b)|good|"
+            r"great|thanks|hmm+|hm|umm?|uh|ahh?|well)\b[,:]?\s*)+")
+"""Lead words and fillers dropped before a sentence is read ("ok so", "and then", "hmm");
+not the "oh" of "oh no" (dismay, not a refusal), nor the "next" of "and next time …"."""
+_WH_ASK = _rx(r"^(?:wait,?\s+)?(?:(?:why|how|what|when|where|who|which)\s+(?:do|does|did|is|are|"
+              r"was|were|would|should|could|can|will|has|have|had)|(?:does|did|is|are|was|were|"
+              r"can|could|should|has|shall)\s+(?:it|i|you|we|they|he|she|this|that|there|the|"
+              r"my|our|your|his|her|their|any|anyone|anybody|someone|somebody)|"
+              r"(?:do|have)\s+(?:i|you|we|they))\b|" + _ASKS_BACK)
+"""A question typed without its question mark: "why do contractors always pull this",
+"wait, does it go out under my name", "bump to what"."""
+_ASKS_INFO = _rx(
+    r"\b(?:can|could|would|will) you (?:please |maybe |just |first |even |also )?"
+    r"(?:tell (?:me|us)|show (?:me|us)|explain|point (?:me|us)|let (?:me|us) know|happen to|"
+    r"even|remind me (?:what|who|how|where|when|why|which|if|whether)|"
+    r"see (?:who|what|if|whether|where|when|why|how))\b"
+)
+"""A request for an answer, not for work: "could you tell me where the duplicates come
+from?", "can you even make a map?" ask; they set the agent no task to remember."""
 _STANDING = _rx(
     r"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop))|stick to|stay under|"
     r"stay within|stay below)\b"
@@ -231,7 +266,7 @@ _FROM_NOW = _rx(r"\b(?:from now on|going forward|from today on|from here on|star
                r"now|tomorrow|next week|monday)|henceforth)\b")
 """A standing instruction set for the future: a decision as well as a lesson."""
 _DECIDE_START = _rx(r"^(?:stay on|stick with|use|go with|make it|switch to|keep using)\b")
-_TASK_ANY = _rx(r"\b(?:todo|to-do|remind me to|don'?t forget to|action item)\b")
+_TASK_ANY = _rx(r"\b(?:todo:|to-?do list|remind me to|don'?t forget to|action item)")
 _PROBLEM = _rx(
     rf"\b(?:(?:doesn{_APOS}t|does not|doesnt|won{_APOS}t|will not|can{_APOS}t|cannot)"
     r"(?: seem to)? (?:work|start|run|build|load|compile|connect|deploy|boot|open|install)|"
@@ -398,7 +433,7 @@ class LocalExtractor:
 
     def _classify_user(self, s: str, pt: PreparedTurn) -> tuple[str, str, float] | None:
         lower = s.lower()
-        question = s.rstrip().endswith("?")
+        question = s.rstrip().endswith("?") or bool(_WH_ASK.search(lower.rstrip(" .!")))
         m = _NO_START.search(lower)
         if m:
             if question and len(s.split()) > 1 and not re.search(r"[.!,;]\s", s):
@@ -431,6 +466,8 @@ class LocalExtractor:
         if question:
             # a request, at the start or after the problem it is about ("the export test
             # fails on CI, can you fix it?")
+            if _ASKS_INFO.search(lower) or re.search(_ASKS_BACK, lower.rstrip(" ?.!")):
+                return None
             if _TASK_START.search(lower) and not _QUESTION_START.search(lower) or re.search(
                     r"(?:^|[,;:]\s*)(?:can|could|would|will) you\b", lower):
                 return "task", s, 0.7
@@ -440,13 +477,15 @@ class LocalExtractor:
         if _APPROVE.search(lower) and len(lower.split()) <= 4:
             ask = last_ask(pt.answering)
             return ("decision", f"Approved: {ask}", 0.75) if ask else None
-        if _LEARN.search(lower) or _STANDING.search(lower):
+        shouted = _SHOUTED.search(s)
+        if _LEARN.search(lower) or _STANDING.search(lower) or shouted and shouted[0] == "TIL":
             return "learning", s, 0.8
         if _DECIDE.search(lower) or _DECIDE_START.search(lower):
             return "decision", s, 0.85
         if _CONTEXT.search(lower):
             return "context", s, 0.75
-        if _TASK_START.search(lower) or _TASK_ANY.search(lower):
+        if (_TASK_START.search(lower) or _TASK_ANY.search(lower) or shouted) and not (
+                _ASKS_INFO.search(lower)):
             return "task", s, 0.75
         if _PROBLEM.search(lower) and len(s) < 300:
             return "task", s, 0.6

@@ -102,6 +102,9 @@ CLOSING = "Deleted the old branch. Anything else for today?"
     ("oh no. is it getting worse?", "Six customers mentioned slow responses."),
     # a question that opens with "no" asks
     ("free really? no contract change?", "I can add a free data bundle. Want it?"),
+    # conceding a point refuses nothing
+    ("ok no you're right, the invoice is from March", "The invoice is dated 3 March."),
+    ("no that's true, we never tested it on ARM", "Nobody ran it on ARM yet."),
 ])
 def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
@@ -141,6 +144,43 @@ def test_a_decision_the_person_made(text: str) -> None:
     assert "decision" in categories(text)
 
 
+@pytest.mark.parametrize("text", [
+    "could you tell me where the extra rows come from?",
+    "can you even restore a single table from that dump",
+    "Thanks. Would you happen to know who owns the billing bucket?",
+    "can you show me the draft again",
+    "who set that up, can you see who created the key?",
+    "why does the nightly job always pull this on fridays",  # no question mark, still asks
+    "hmm who would run cron as root when the container is failing",
+    "bump it to what",  # asks back about the request
+    "and then it restarts itself? who thought of that",
+    "wait, does the email go out under my name or the shared one",
+])
+def test_a_question_or_a_request_for_an_answer_sets_no_task(text: str) -> None:
+    """Asking for information or about the request is a question, not work to track."""
+    assert categories(text, previous=ASK) == []
+
+
+@pytest.mark.parametrize("text", [
+    "could you draft the renewal email to the landlord",  # no question mark
+    "um can you add the linked ticket as a column too",
+    "TODO rotate the staging certificate",
+    "ok so now add a retry to the webhook",
+])
+def test_requests_for_work_are_still_tasks(text: str) -> None:
+    assert categories(text) == ["task"]
+
+
+@pytest.mark.parametrize("text", [
+    "look at you, next you will want a raise",  # an idiom, not "look at the logs"
+    "gracias por todo",  # Spanish "todo" is "everything"
+    "port 443 was closed all along",  # the noun with its number, not "port the script"
+    "release 2.1 is out since monday",
+])
+def test_words_that_look_like_orders_but_are_not(text: str) -> None:
+    assert "task" not in categories(text)
+
+
 def test_a_request_after_the_problem_is_a_task() -> None:
     """Split at its question mark, the request is still read ("…, can you fix it?")."""
     text = "the export test fails on CI since this morning, can you fix it? tests/test_export"
@@ -158,7 +198,21 @@ def test_a_habit_or_a_sigh_is_not_a_lesson(text: str) -> None:
     assert categories(text) == []
 
 
+@pytest.mark.parametrize("text", [
+    "the old vendor always sent the invoices late",  # a past habit
+    "the interns always asked for the wifi password",
+    "I don't remember that meeting at all",  # not remembering is no lesson
+    "we can talk til 5 tomorrow",  # "til" is until; TIL is a lesson
+])
+def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
+    assert "learning" not in categories(text)
+
+
 @pytest.mark.parametrize("text, expected", [
+    ("TIL the backup job skips sockets", "learning"),
+    ("you always need a cushion in these budgets", "learning"),  # "need" is no past tense
+    ("and next time page me before any rollback", "learning"),  # "next time" is no lead word
+    ("remember to rotate the key before it expires", "learning"),
     ("note: always test the background case", "learning"),
     ("fixed sleeps in tests are always wrong eventually", "learning"),
     ("Keep launch posts under 700 words.", "learning"),
@@ -202,7 +256,11 @@ def test_facts(text: str, key: str, value: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["The problem is that the cache is cold.",
-                                  "The answer is in the logs somewhere, I think."])
+                                  "The answer is in the logs somewhere, I think.",
+                                  # someone's words, and passing states, are no setting
+                                  "my landlord says the boiler is fine",
+                                  "thanks, my hands are still shaking",
+                                  "my sister is flying in from Lisbon"])
 def test_no_facts_from_explanations(text: str) -> None:
     assert LocalExtractor().extract([turn(text)]).facts == []
 
