@@ -234,20 +234,22 @@ _TASK_START = _rx(
     r"(?!v?\d[\w.]*\s+(?:is|was|are|were|has|had|failed|fails|passed|passes|works|worked)\b)"
     r"[\w\"'(])"
 )
-_ASKS_BACK = r"\b(?:what|which|where|when)$"
-"""A reply ending in a question word asks about the request ("bump to what"); it sets no
-task."""
 _LEAD = _rx(r"^(?:(?:also|and|then|now|next(?! time\b)|so|ok|okay|but|oh(?![\s,]*no\b)|good|"
             r"great|thanks|hmm+|hm|umm?|uh|ahh?|well)\b[,:]?\s*)+")
 """Lead words and fillers dropped before a sentence is read ("ok so", "and then", "hmm");
 not the "oh" of "oh no" (dismay, not a refusal), nor the "next" of "and next time …"."""
+_ASKS_BACK = r"\b(?:what|which|where|when)$"
+"""A reply ending in a question word asks about the request ("bump to what"); it sets no
+task."""
+_SUBJECT = (r"(?:it|i|we|they|he|she|this|that|there|the|my|our|your|his|her|their|any|"
+            r"anyone|anybody|someone|somebody)")
 _WH_ASK = _rx(r"^(?:wait,?\s+)?(?:(?:why|how|what|when|where|who|which)\s+(?:do|does|did|is|are|"
               r"was|were|would|should|could|can|will|has|have|had)|(?:does|did|is|are|was|were|"
-              r"can|could|should|has|shall)\s+(?:it|i|you|we|they|he|she|this|that|there|the|"
-              r"my|our|your|his|her|their|any|anyone|anybody|someone|somebody)|"
+              rf"has|shall)\s+(?:you|{_SUBJECT})|(?:can|could|should)\s+{_SUBJECT}|"
               r"(?:do|have)\s+(?:i|you|we|they))\b|" + _ASKS_BACK)
 """A question typed without its question mark: "why do contractors always pull this",
-"wait, does it go out under my name", "bump to what"."""
+"wait, does it go out under my name", "bump to what". "could you stop adding emojis"
+is a request, however it is phrased."""
 _ASKS_INFO = _rx(
     r"\b(?:can|could|would|will) you (?:please |maybe |just |first |even |also )?"
     r"(?:tell (?:me|us)|show (?:me|us)|explain|point (?:me|us)|let (?:me|us) know|happen to|"

@@ -171,6 +171,10 @@ def test_requests_for_work_are_still_tasks(text: str) -> None:
     assert categories(text) == ["task"]
 
 
+def test_a_polite_prohibition_without_its_question_mark_still_refuses() -> None:
+    assert categories("could you stop adding emojis to the commit messages") == ["rejected"]
+
+
 @pytest.mark.parametrize("text", [
     "look at you, next you will want a raise",  # an idiom, not "look at the logs"
     "gracias por todo",  # Spanish "todo" is "everything"
