@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memtui.extract.candidates import CallView, Extraction, PreparedTurn, ResultView
 from memtui.extract.local import LocalExtractor
@@ -407,3 +409,24 @@ def test_pasted_json_lines_are_a_programs_words_not_the_persons() -> None:
     assert "rejected" in categories(f"{record}\nNo, don't add Redis, Postgres is enough.")
     # Prose that starts with a bracket is not JSON.
     assert "rejected" in categories("[urgent] Don't touch the staging database.")
+
+
+_CHAT = st.lists(st.sampled_from(
+    ["ok", "so", "hmm", "um", "and", "then", "next", "time", "no", "not", "don't", "always",
+     "remember", "TIL", "til", "TODO", "todo", "can", "could", "you", "tell", "me", "what",
+     "why", "does", "it", "my", "boiler", "is", "still", "port", "80", "was", "keep", "it",
+     "short", "we", "use", "pnpm", "for", "builds", "?", ".", ",", "!", "from", "now", "on",
+     "🙂", "wait", "look", "at", "you're", "right"]), max_size=25).map(" ".join)
+
+
+@given(_CHAT, st.sampled_from(["", ASK, "Done, all tests pass.", "Anything else?"]))
+def test_any_chat_reads_without_error_and_every_entry_cites_its_turn(text: str,
+                                                                      previous: str) -> None:
+    """Whatever the words, the rules read them: every entry cites the turn, says
+    something, and has a confidence in (0, 1]; a fact has a key and a value."""
+    out = LocalExtractor().extract([turn(text, previous=previous, tid="u9")])
+    for entry in out.state:
+        assert entry.source_entry == "u9" and entry.summary.strip()
+        assert 0 < entry.confidence <= 1
+    for fact in out.facts:
+        assert fact.source_entry == "u9" and fact.key and fact.value
