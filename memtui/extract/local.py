@@ -110,6 +110,13 @@ _REJECT_WILL = _rx(
     rf"|\b(?:we|i)(?:{_APOS}re|{_APOS}m| are| am) not (?:going to |gonna )?\w+ing\b"
     r"|\b(?:decided against|ruled out)\b"
 )
+# A refusal of the time or the place of what was offered: "not now, the box is
+# mid-migration", "not in this PR", "not on the primary", "not before legal signs off".
+# Only in reply to an offer: it defers or narrows, so it is read as a "no, but".
+_NOT_NOW = _rx(
+    r"^(?:please\s+|wait,?\s+)?not (?:now|yet|today|tonight|tomorrow|this|until|till|before|"
+    r"after|during|in|on|at|for|right now)\b(?! (?:that|sure|really|bad|quite)\b)"
+)
 # An order not to: clear when it opens the sentence, ambiguous inside an instruction.
 _REJECT_ORDER = _rx(
     rf"\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
@@ -465,6 +472,8 @@ class LocalExtractor:
             confidence = rejection_confidence(s)
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
+            if _NOT_NOW.search(lower) and last_ask(pt.answering):
+                return "rejected", self._with_ask(s, pt), NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test
             # fails on CI, can you fix it?")

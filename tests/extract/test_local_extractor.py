@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtui.extract.candidates import CallView, Extraction, PreparedTurn, ResultView
-from memtui.extract.local import LocalExtractor
+from memtui.extract.local import NO_BUT, LocalExtractor
 from memtui.text import domain_of, sentences
 from memtui.transcripts import Turn
 
@@ -47,6 +47,30 @@ ASK = "I can add Redis as a cache for the funnel queries. Should I set it up?"
 ])
 def test_rejections_in_many_phrasings(text: str) -> None:
     assert categories(text, previous=ASK)[:1] == ["rejected"]
+
+
+@pytest.mark.parametrize("text", [
+    "not now, the cluster is mid-upgrade",
+    "not yet, legal hasn't seen the wording",
+    "not in this release, it needs a migration",
+    "hmm, not during office hours I think",
+    "not before the backup has been verified",
+])
+def test_a_refusal_of_the_time_or_place_of_an_offer(text: str) -> None:
+    """A deferral or a narrowing, in reply to an offer, refuses it as a "no, but": it is
+    recorded, and waits below the confidence that makes a standing rule."""
+    [(summary, confidence)] = rejections(text, previous=ASK)
+    assert confidence == NO_BUT and summary
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("not now, the cluster is mid-upgrade", "Upgraded the cluster to 1.31."),  # no offer
+    ("not that I know of", ASK),
+    ("not sure, what would it cost?", ASK),
+    ("not bad at all", "Here is the new logo."),
+])
+def test_a_not_that_refuses_nothing(text: str, previous: str) -> None:
+    assert "rejected" not in categories(text, previous=previous)
 
 
 def test_a_bare_no_rejects_the_question_it_answers() -> None:
