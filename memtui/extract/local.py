@@ -110,13 +110,22 @@ _REJECT_WILL = _rx(
     rf"|\b(?:we|i)(?:{_APOS}re|{_APOS}m| are| am) not (?:going to |gonna )?\w+ing\b"
     r"|\b(?:decided against|ruled out)\b"
 )
-# A refusal of the time or the place of what was offered: "not now, the box is
-# mid-migration", "not in this PR", "not on the primary", "not before legal signs off".
-# Only in reply to an offer: it defers or narrows, so it is read as a "no, but".
-_NOT_NOW = _rx(
+# A reply that turns an offer down without saying no: its time or place ("not now, the
+# box is mid-migration", "not in this PR", "not before legal signs off"), its worth
+# ("overkill", "way too much", "not worth it", "not needed"), or keeping what it would
+# change ("sql stays", "then it stays"). Only in reply to an offer, and as a "no, but":
+# it defers or narrows more often than it forbids.
+_DECLINES = _rx(
     r"^(?:please\s+|wait,?\s+)?not (?:now|yet|today|tonight|tomorrow|this|until|till|before|"
     r"after|during|in|on|at|for|right now)\b(?! (?:that|sure|really|bad|quite)\b)"
+    rf"|^(?:(?:that|it|this)(?:{_APOS}s| is) |way |far |still |much |a bit |bit )*"
+    r"(?:too (?:much|many|slow|expensive|risky|noisy|early|big|long|complex|complicated|heavy|"
+    r"pricey|aggressive|soon)|overkill|scope creep|not worth it|not needed|unnecessary|"
+    r"not necessary)\b"
+    r"|^(?:then |so )?(?!(?:i|we|you|he|she) )(?:the |our |my )?[\w.-]+(?: [\w.-]+)? stays?\b"
+    r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
+
 # An order not to: clear when it opens the sentence, ambiguous inside an instruction.
 _REJECT_ORDER = _rx(
     rf"\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
@@ -472,7 +481,7 @@ class LocalExtractor:
             confidence = rejection_confidence(s)
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
-            if _NOT_NOW.search(lower) and last_ask(pt.answering):
+            if _DECLINES.search(lower) and last_ask(pt.answering):
                 return "rejected", self._with_ask(s, pt), NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test

@@ -55,10 +55,15 @@ def test_rejections_in_many_phrasings(text: str) -> None:
     "not in this release, it needs a migration",
     "hmm, not during office hours I think",
     "not before the backup has been verified",
+    "overkill",
+    "that's way too much for a side project",
+    "not worth it, nobody reads the old posts",
+    "the cache stays, the reports depend on it",
 ])
-def test_a_refusal_of_the_time_or_place_of_an_offer(text: str) -> None:
-    """A deferral or a narrowing, in reply to an offer, refuses it as a "no, but": it is
-    recorded, and waits below the confidence that makes a standing rule."""
+def test_a_refusal_of_the_time_place_or_worth_of_an_offer(text: str) -> None:
+    """A deferral, a narrowing, a judgement of its worth or keeping what it would change,
+    in reply to an offer, refuses it as a "no, but": it is recorded, and waits below the
+    confidence that makes a standing rule."""
     [(summary, confidence)] = rejections(text, previous=ASK)
     assert confidence == NO_BUT and summary
 
@@ -68,6 +73,7 @@ def test_a_refusal_of_the_time_or_place_of_an_offer(text: str) -> None:
     ("not that I know of", ASK),
     ("not sure, what would it cost?", ASK),
     ("not bad at all", "Here is the new logo."),
+    ("too slow, it took 40 minutes", "The nightly export finished."),  # a report, no offer
 ])
 def test_a_not_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
