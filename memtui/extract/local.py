@@ -481,8 +481,10 @@ class LocalExtractor:
             confidence = rejection_confidence(s)
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
-            if _DECLINES.search(lower) and last_ask(pt.answering):
-                return "rejected", self._with_ask(s, pt), NO_BUT
+            ask = last_ask(pt.answering)
+            if ask and _DECLINES.search(lower):
+                # its words never name what they turn down: the offer does
+                return "rejected", f"{s.rstrip('.!')} — re: {ask}", NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test
             # fails on CI, can you fix it?")

@@ -65,7 +65,9 @@ def test_a_refusal_of_the_time_place_or_worth_of_an_offer(text: str) -> None:
     in reply to an offer, refuses it as a "no, but": it is recorded, and waits below the
     confidence that makes a standing rule."""
     [(summary, confidence)] = rejections(text, previous=ASK)
-    assert confidence == NO_BUT and summary
+    assert confidence == NO_BUT
+    said, _, offer = summary.partition(" — re: ")
+    assert text.endswith(said) and offer == "Should I set it up?"  # lead words dropped
 
 
 @pytest.mark.parametrize("text, previous", [
