@@ -481,8 +481,7 @@ class LocalExtractor:
             confidence = rejection_confidence(s)
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
-            ask = last_ask(pt.answering)
-            if ask and _DECLINES.search(lower):
+            if _DECLINES.search(lower) and (ask := last_ask(pt.answering)):
                 # its words never name what they turn down: the offer does
                 return "rejected", f"{s.rstrip('.!')} — re: {ask}", NO_BUT
         if question:
