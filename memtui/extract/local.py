@@ -104,6 +104,11 @@ _REJECT_WILL = _rx(
     rf"\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer) not\b"
     rf"|\blet{_APOS}s not\b"
     rf"|\b(?:i|we) (?:{DONT}|really {DONT}|do not) (?:want|like|need)\b"
+    # a worry is not a refusal: "I don't want to look like I'm laughing at him", "I don't
+    # want to break somebody's explore"
+    r"(?! (?:to )?(?:look|sound|seem|feel|come across|end up|lose|miss|break|hurt|upset|"
+    r"annoy|offend|wake|bother|confuse|scare|overwhelm|explain|manage|worry|risk|surprise|"
+    r"disappoint|embarrass|panic)\b)"
     rf"|\bwe (?:shouldn{_APOS}t|should not|won{_APOS}t|will not|must not|mustn{_APOS}t)\b"
     rf"|\bthat{_APOS}s (?:wrong|not (?:right|correct|what i))\b"
     r"|\b(?:absolutely|definitely|certainly) not\b|\bi said no\b"

@@ -39,6 +39,7 @@ ASK = "I can add Redis as a cache for the funnel queries. Should I set it up?"
     "I'd rather not add another moving part.",
     "Let's not rewrite the parser this week.",
     "I don't want a pricing table in launch posts.",
+    "I don't want to be paged for staging alerts.",
     "We're not posting to HN this time.",
     "That's wrong, the offsite is in December.",
     "Revert that change.",
@@ -139,6 +140,9 @@ CLOSING = "Deleted the old branch. Anything else for today?"
     # conceding a point refuses nothing
     ("ok no you're right, the invoice is from March", "The invoice is dated 3 March."),
     ("no that's true, we never tested it on ARM", "Nobody ran it on ARM yet."),
+    # a worry about how it looks or what it breaks refuses nothing
+    ("is the reply too blunt? I don't want to sound like a robot", "Draft ready. Send it?"),
+    ("who else reads that table? we don't want to break their report", ASK),
 ])
 def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
