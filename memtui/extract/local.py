@@ -263,14 +263,15 @@ _ASKS_BACK = r"\b(?:what|which|where|when)$"
 """A reply ending in a question word asks about the request ("bump to what"); it sets no
 task."""
 _SUBJECT = (r"(?:it|i|we|they|he|she|this|that|there|the|my|our|your|his|her|their|any|"
-            r"anyone|anybody|someone|somebody)")
+            r"anyone|anybody|someone|somebody|everyone|everybody|people)")
+"""Who a question without its mark asks about; "should be fine", "is done" drop theirs."""
 _WH_ASK = _rx(r"^(?:wait,?\s+)?(?:(?:why|how|what|when|where|who|which)\s+(?:do|does|did|is|are|"
               r"was|were|would|should|could|can|will|has|have|had)|(?:does|did|is|are|was|were|"
               rf"has|shall)\s+(?:you|{_SUBJECT})|(?:can|could|should)\s+{_SUBJECT}|"
               r"(?:do|have)\s+(?:i|you|we|they))\b|" + _ASKS_BACK)
 """A question typed without its question mark: "why do contractors always pull this",
-"wait, does it go out under my name", "bump to what". "could you stop adding emojis"
-is a request, however it is phrased."""
+"wait, does it go out under my name", "can people get the exchange instead", "bump to
+what". "could you stop adding emojis" is a request, however it is phrased."""
 _ASKS_INFO = _rx(
     r"\b(?:can|could|would|will) you (?:please |maybe |just |first |even |also )?"
     r"(?:tell (?:me|us)|show (?:me|us)|explain|point (?:me|us)|let (?:me|us) know|happen to|"

@@ -193,6 +193,8 @@ def test_a_decision_the_person_made(text: str) -> None:
     "bump it to what",  # asks back about the request
     "and then it restarts itself? who thought of that",
     "wait, does the email go out under my name or the shared one",
+    "can people keep the room instead of checking out, or is that extra",
+    "is everyone on the new VPN already",
 ])
 def test_a_question_or_a_request_for_an_answer_sets_no_task(text: str) -> None:
     """Asking for information or about the request is a question, not work to track."""
@@ -211,6 +213,8 @@ def test_requests_for_work_are_still_tasks(text: str) -> None:
 
 def test_a_polite_prohibition_without_its_question_mark_still_refuses() -> None:
     assert categories("could you stop adding emojis to the commit messages") == ["rejected"]
+    # a sentence that drops its subject is no question either
+    assert categories("should be dimmer, don't modify the theme") == ["rejected"]
 
 
 @pytest.mark.parametrize("text", [
