@@ -13,7 +13,8 @@ turns sentence by sentence and recognises:
   prompt) is read against the options (``asked.pick``).
 - **task** (requests and problem reports), **context** (FYI, "we're using X"),
   **learning** ("always ...", "next time ...", a fix after a tool error),
-  **discovery** ("it turns out ...", "the root cause is ...") and **agent_state**
+  **discovery** ("it turns out ...", "the root cause is ...", the person's "that's why
+  ..." or "I just noticed ...") and **agent_state**
   ("status: ...", "blocked on ...").
 - **facts** (``extract.facts``): "my X is Y", "the X is at Y", "we use X for Y",
   "set X to Y", "switched X from A to B", "call me Y".
@@ -313,6 +314,13 @@ _DISCOVER = _rx(
     r"the (?:issue|problem|bug|culprit) (?:is|was)|the reason (?:is|was)|discovered|"
     r"i (?:noticed|see) that|this means that|the error (?:is|was) (?:caused|because))\b"
 )
+_PERSON_DISCOVERS = _rx(
+    rf"\b(?:that{_APOS}s why|that is why|turns out|turned out|all along|"
+    r"i (?:just )?(?:found out|noticed|reali[sz]ed|figured out|discovered)|"
+    r"the (?:root )?(?:cause|culprit|problem|issue) (?:is|was))\b"
+)
+"""What the person finds out: "oh, that's why the disk filled up", "turns out the cron ran
+twice", "I just noticed the backups skip sockets"."""
 _STATUS = _rx(
     r"^(?:status|progress|next steps?|remaining|blocked|summary|done|completed):\s*\w"
     rf"|\b(?:i{_APOS}m|i am) (?:currently |now )?(?:working on|in the middle of|blocked)\b"
@@ -511,6 +519,8 @@ class LocalExtractor:
             return "decision", s, 0.85
         if _CONTEXT.search(lower):
             return "context", s, 0.75
+        if _PERSON_DISCOVERS.search(lower):
+            return "discovery", s, 0.7
         if (_TASK_START.search(lower) or _TASK_ANY.search(lower) or shouted) and not (
                 _ASKS_INFO.search(lower)):
             return "task", s, 0.75

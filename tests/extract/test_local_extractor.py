@@ -268,6 +268,16 @@ def test_always_still_teaches(text: str, expected: str) -> None:
     assert categories(text)[:1] == [expected]
 
 
+@pytest.mark.parametrize("text", [
+    "oh, that's why the disk filled up every sunday",
+    "turns out the cron was running twice",
+    "I just noticed the backups skip the sockets directory",
+    "so the culprit was the old proxy config all along",
+])
+def test_what_the_person_finds_out_is_a_discovery(text: str) -> None:
+    assert categories(text, previous="Disk usage is back to 40%.") == ["discovery"]
+
+
 def test_preference_is_context_with_a_label() -> None:
     [entry] = LocalExtractor().extract([turn("I prefer short commit messages.")]).state
     assert entry.summary == "Preference: I prefer short commit messages."
