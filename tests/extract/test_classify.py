@@ -219,6 +219,11 @@ def test_the_local_extractor_with_the_classifier_names_what_was_refused() -> Non
     assert rejected[0].source_entry == "m1" and ask in rejected[0].detail
     assert rejected[0].confidence >= ALONE_ACTIVE and rejected[0].status == "active"
     assert not [s for s in out.state if s.source_entry == "m2"]  # thanks is nothing
+    # a discovery no phrase rule names, read by the classifier alone
+    found = "oh so the invoices bounced because the vat id had a space in it"
+    alone = LocalExtractor(classifier=Classifier()).extract([said(3, found, "Report sent.")])
+    assert [(s.category, s.summary, s.source_entry) for s in alone.state] == [
+        ("discovery", found, "m3")]
     assert [e.kind for e in out.episodes if e.source_entry == "m1"] == ["rejection"]
 
 

@@ -101,3 +101,43 @@ def test_a_question_the_classifier_alone_reads_is_never_served() -> None:
     pt = said("why are there two subscription handlers?")
     assert read_as(pt, Verdict("rejected", 0.98, 0.98, 0.01)) == [("rejected", "proposed")]
     assert read_as(pt, Verdict("decision", 0.98, 0.01, 0.98)) == []
+
+
+class Reading:
+    """A classifier that reads every turn as ``verdict`` (the model is tested elsewhere)."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+
+    def verdicts(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        return [self.verdict for _ in pairs]
+
+    def thresholds(self) -> dict[str, float]:
+        return TH
+
+
+def recorded(text: str, verdict: Verdict) -> list[tuple[str, str, float]]:
+    from memtui.extract.classify.apply import extract_with
+
+    out = extract_with(LocalExtractor().extract_turn, Reading(verdict),  # type: ignore[arg-type]
+                       [said(text, previous="Report sent.")], 0.7)
+    return [(s.category, s.summary, s.confidence) for s in out.state]
+
+
+def test_a_lesson_task_preference_or_discovery_the_rules_miss_is_recorded_when_sure() -> None:
+    """Where the rules read nothing, the classifier's very sure reading of the other
+    labels is recorded, citing the turn; below ``OTHER_SURE``, or where the rules read
+    something, nothing is added."""
+    from memtui.extract.classify.apply import OTHER_SURE
+
+    lesson = "the sla clock keeps ticking while a ticket waits on the customer"
+    assert recorded(lesson, Verdict("learning", 0.97, 0.01, 0.01)) == [
+        ("learning", lesson, 0.97)]
+    assert recorded(lesson, Verdict("learning", OTHER_SURE - 0.01, 0.01, 0.01)) == []
+    assert recorded(lesson, Verdict("fact", 0.99, 0.01, 0.01)) == []  # no key, no value
+    liked = "bullet points work for me, long paragraphs lose me"
+    assert recorded(liked, Verdict("preference", 0.96, 0.01, 0.01)) == [
+        ("context", f"Preference: {liked}", 0.96)]
+    # the rules read a task here: the classifier adds nothing beside it
+    assert [c for c, _, _ in recorded("please draft the reply to the landlord",
+                                      Verdict("learning", 0.99, 0.01, 0.01))] == ["task"]

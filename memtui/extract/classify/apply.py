@@ -11,7 +11,8 @@ waits in the console's review instead of being served. A rejection or decision t
 the classifier found is served only from ``ALONE_ACTIVE`` up (its precision out of fold
 is printed by ``bench/train_classifier.py``); below that it waits in review too. A
 rule's entry the classifier confirms takes the higher confidence; one it neither
-confirms nor vetoes keeps the rule's.
+confirms nor vetoes keeps the rule's. Where the rules read nothing at all, a task, lesson,
+preference or discovery the classifier is very sure of (``OTHER_SURE``) is recorded.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ log = logging.getLogger(__name__)
 
 ALONE_ACTIVE = 0.9
 """What only the classifier read is served (active) from this confidence up."""
+OTHER_SURE = 0.95
+"""A task, lesson, preference or discovery in words the rules read nothing in is recorded
+from this confidence up (out of fold on the non-held-out corpus, ``bench/
+train_classifier.py`` prints how often each is right: 258 of 268)."""
+OTHERS = {"task": "task", "learning": "learning", "discovery": "discovery",
+          "preference": "context"}
+"""The classifier's other labels it records, and the category each is stored as (a
+preference is context, labelled as the rules label it)."""
 
 
 def readable(pt: PreparedTurn) -> bool:
@@ -74,6 +83,8 @@ def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
         one = Extraction()
         extract_turn(pt, one)
         refine(pt, one, verdict, thresholds, review_below)
+        if not one.state and not one.facts:
+            add_other(pt, one, verdict)
         out.extend(one)
     return out
 
@@ -128,6 +139,20 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     one.episodes.append(EpisodeCandidate(kind=kind, summary=summary, detail=detail,
                                          source_entry=pt.id, at=pt.at, session=pt.turn.session,
                                          answers_entry=answers))
+
+
+def add_other(pt: PreparedTurn, one: Extraction, verdict: Verdict) -> None:
+    """Where the rules read nothing in the turn: a task, lesson, preference or discovery
+    the classifier is very sure of ("the sla clock keeps ticking while a ticket waits on
+    the customer, learned that the hard way" is a lesson no phrase rule names)."""
+    category = OTHERS.get(verdict.label)
+    if category is None or verdict.probability < OTHER_SURE:
+        return
+    text = shorten(clean(pt.text))
+    summary = f"Preference: {text}" if verdict.label == "preference" else text
+    one.state.append(StateCandidate(
+        category=category, summary=summary, source_entry=pt.id, domain=domain_of(summary),
+        confidence=round(verdict.probability, 3), at=pt.at, session=pt.turn.session))
 
 
 def _drop(one: Extraction, categories: set[str]) -> None:
