@@ -142,9 +142,9 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
 
 
 def add_other(pt: PreparedTurn, one: Extraction, verdict: Verdict) -> None:
-    """Where the rules read nothing in the turn: a task, lesson, preference or discovery
-    the classifier is very sure of ("the sla clock keeps ticking while a ticket waits on
-    the customer, learned that the hard way" is a lesson no phrase rule names)."""
+    """Where nothing else is recorded from the turn: a task, lesson, preference or
+    discovery the classifier is very sure of ("oh so the invoices bounced because the VAT
+    id had a space in it" is a discovery no phrase rule names)."""
     category = OTHERS.get(verdict.label)
     if category is None or verdict.probability < OTHER_SURE:
         return
