@@ -145,6 +145,20 @@ async def test_extract_runs_in_a_worker_and_notifies(demo_home: Home) -> None:
     assert _read(demo_home, count) == before + 1
 
 
+async def test_a_snapshot_for_a_screen_not_composed_or_torn_down_draws_nothing(
+        demo_home: Home) -> None:
+    """A worker's last refresh can land as the console quits (the overview's children
+    already gone) or before a screen is composed: it is dropped, not raised; the screen
+    draws the latest snapshot when it mounts."""
+    from memtui.tui.screens.overview import OverviewScreen
+
+    app = _app(demo_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _started(pilot, app)
+        assert app.last_snapshot is not None
+        OverviewScreen().show(app.last_snapshot)  # no children: nothing to draw, no error
+
+
 async def test_maintenance_shows_its_dry_run_then_applies(demo_home: Home) -> None:
     app = _app(demo_home)
     async with app.run_test(size=(120, 40)) as pilot:

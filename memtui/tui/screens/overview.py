@@ -91,10 +91,17 @@ class OverviewScreen(Screen[None]):
             self.show(app.last_snapshot)
 
     def show(self, snapshot: Snapshot) -> None:
-        """A new snapshot: every pane keeps its cursor; only changed panes redraw rows."""
+        """A new snapshot: every pane keeps its cursor; only changed panes redraw rows.
+
+        A snapshot can arrive while the screen is not composed yet or is being torn down
+        (a worker's last refresh as the console quits): then there is nothing to draw,
+        and ``on_mount`` draws the latest snapshot when it is."""
+        headers = self.query(Header)
+        if not headers:
+            return
         with self.app.batch_update():
-            self.query_one(Header).update(header_text(snapshot, str(self.app_home()),
-                                                      ascii_only=self.ascii_only))
+            headers.first().update(header_text(snapshot, str(self.app_home()),
+                                               ascii_only=self.ascii_only))
             for pane in self.query(Pane):
                 pane.update(snapshot)
 
