@@ -229,9 +229,10 @@ _LEARN = _rx(
     r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
     r"rule of thumb|important:)|^til:"
 )
-_SHOUTED = re.compile(r"\b(?:TIL|TODO)\b")
-"""Read in the sentence as typed: "TIL" is a lesson learned, "til 22" is until; "TODO"
-names a task, the Spanish "todo" ("gracias por todo") does not."""
+_SHOUTED = _rx(r"\b(?:til|todo)\b")
+"""Marks that count only in capitals, as typed: "TIL" is a lesson learned, "til 22" is
+until; a to-do mark in capitals names a task, the Spanish "todo" ("gracias por todo")
+does not."""
 _FIXED = _rx(
     r"\b(?:fixed (?:it|by|the|this)|the fix (?:is|was)|that (?:worked|fixed it)|works now|"
     r"now works|now passes|resolved (?:it|by|the)|solution (?:is|was)|the trick (?:is|was))\b"
@@ -512,8 +513,8 @@ class LocalExtractor:
         if _APPROVE.search(lower) and len(lower.split()) <= 4:
             ask = last_ask(pt.answering)
             return ("decision", f"Approved: {ask}", 0.75) if ask else None
-        shouted = _SHOUTED.search(s)
-        if _LEARN.search(lower) or _STANDING.search(lower) or shouted and shouted[0] == "TIL":
+        mark = next((m[0] for m in _SHOUTED.finditer(s) if m[0].isupper()), "")
+        if _LEARN.search(lower) or _STANDING.search(lower) or mark == "TIL":
             return "learning", s, 0.8
         if _DECIDE.search(lower) or _DECIDE_START.search(lower):
             return "decision", s, 0.85
@@ -521,7 +522,7 @@ class LocalExtractor:
             return "context", s, 0.75
         if _PERSON_DISCOVERS.search(lower):
             return "discovery", s, 0.7
-        if (_TASK_START.search(lower) or _TASK_ANY.search(lower) or shouted) and not (
+        if (_TASK_START.search(lower) or _TASK_ANY.search(lower) or mark) and not (
                 _ASKS_INFO.search(lower)):
             return "task", s, 0.75
         if _PROBLEM.search(lower) and len(s) < 300:
