@@ -54,7 +54,7 @@ from bench.classifier.training import (  # noqa: E402
     sample_weights,
 )
 from memtui.extract.classify import reader as reader_module  # noqa: E402
-from memtui.extract.classify.apply import OTHER_SURE, OTHERS  # noqa: E402
+from memtui.extract.classify.apply import OTHER_SURE, OTHERS, other_category  # noqa: E402
 from memtui.extract.classify.features import BUCKETS  # noqa: E402
 from memtui.extract.classify.head import (  # noqa: E402
     ALONE,
@@ -230,7 +230,7 @@ def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
         lines.append(f"    {label:<9} " + "  ".join(cells))
     # Where the rules read nothing, the other labels it is very sure of are recorded too.
     quiet = [(e, v) for e, r, v in zip(examples, rules, verdicts, strict=True)
-             if not r[2] and v.label in OTHERS and v.probability >= OTHER_SURE]
+             if not r[2] and other_category(v)]
     cells = [f"{label} {sum(e.label == label for e, v in quiet if v.label == label)}/"
              f"{sum(v.label == label for _, v in quiet)}" for label in OTHERS]
     lines.append(f"  recorded where the rules read nothing (from {OTHER_SURE}), right / read: "

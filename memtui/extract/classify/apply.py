@@ -141,12 +141,18 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
                                          answers_entry=answers))
 
 
+def other_category(verdict: Verdict) -> str | None:
+    """The category a task, lesson, preference or discovery the classifier is very sure of
+    is recorded as (where nothing else is recorded from the turn), else None."""
+    return OTHERS.get(verdict.label) if verdict.probability >= OTHER_SURE else None
+
+
 def add_other(pt: PreparedTurn, one: Extraction, verdict: Verdict) -> None:
     """Where nothing else is recorded from the turn: a task, lesson, preference or
     discovery the classifier is very sure of ("oh so the invoices bounced because the VAT
     id had a space in it" is a discovery no phrase rule names)."""
-    category = OTHERS.get(verdict.label)
-    if category is None or verdict.probability < OTHER_SURE:
+    category = other_category(verdict)
+    if category is None:
         return
     text = shorten(clean(pt.text))
     summary = f"Preference: {text}" if verdict.label == "preference" else text
