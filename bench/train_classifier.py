@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -101,39 +102,49 @@ def out_of_fold(examples: list[Example], embed: CachedEmbed) -> np.ndarray:
 def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray, Path]:
     """The reader's out-of-fold logits of the tuning rows (hand conversations by fold,
     SGD dev by the final reader, which never trains on SGD) and the final reader's file
-    (``reader.npz`` with temperature 1), cached under a key of the corpus and the
-    fine-tuning code: fine-tuning five readers takes about twenty minutes."""
+    (``reader.npz`` with temperature 1).
+
+    Every member (a fold, or the final reader, and a seed) is cached on its own in
+    ``.cache/reader-<key>/`` under a key of the corpus and the fine-tuning code, the list
+    of seeds aside: fine-tuning the ten members takes well over an hour, so a run that
+    stops resumes where it stopped, and adding a seed to ``SEEDS`` trains only its five
+    members."""
     from bench.classifier import reader_training as rt
 
     key = hashlib.sha256("\n".join(e.id for e in corpus).encode())
-    key.update(Path(rt.__file__).read_bytes())
+    key.update(re.sub(r"(?m)^SEEDS = .*$", "", Path(rt.__file__).read_text()).encode())
     key.update(inspect.getsource(reader_module.pair_ids).encode())
     key.update(repr((reader_module.MAX_TOKENS, reader_module.SCALE, reader_module.ADAPTED)
                     ).encode())
-    stem = CACHE.parent / f"reader-{key.hexdigest()[:16]}"
-    oof_path, final_path = stem.with_suffix(".oof.npy"), stem.with_suffix(".npz")
-    if oof_path.is_file() and final_path.is_file():
-        print(f"reader: cached {stem.name}")
-        return np.load(oof_path), final_path
+    folder = CACHE.parent / f"reader-{key.hexdigest()[:16]}"
+    folder.mkdir(parents=True, exist_ok=True)
     tokens = rt.Tokens(MODEL)
     readable = np.array([e.source != "sgd" for e in corpus])
     sw = sample_weights(corpus)
     fold = folds(corpus)
     out = np.zeros((len(corpus), len(LABELS)), dtype=np.float32)
-    for k in range(FOLDS):
-        keep = np.where(readable & (fold != k))[0]
-        print(f"reader fold {k + 1}/{FOLDS}: {len(keep)} turns")
-        nets = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
+    for k in [*range(FOLDS), -1]:  # -1: the final reader, which reads SGD dev
+        keep = np.where(readable & (fold != k))[0] if k >= 0 else np.where(readable)[0]
         part = [i for i in tune if fold[i] == k]
-        out[part] = rt.logits(nets, [corpus[i] for i in part], tokens)
-    keep = np.where(readable)[0]
-    print(f"reader, final: {len(keep)} turns")
-    nets = rt.train([corpus[i] for i in keep], sw[keep], tokens, MODEL)
-    rest = [i for i in tune if fold[i] == -1]
-    out[rest] = rt.logits(nets, [corpus[i] for i in rest], tokens)
-    oof_path.parent.mkdir(parents=True, exist_ok=True)
-    rt.export(nets, final_path, 1.0, MODEL)
-    np.save(oof_path, out[tune])
+        read = np.zeros((len(rt.SEEDS), len(part), len(LABELS)), dtype=np.float32)
+        for m, seed in enumerate(rt.SEEDS):
+            name = f"fold{k + 1}" if k >= 0 else "final"
+            cached = folder / f"{name}-seed{seed}.npy"
+            if cached.is_file():
+                read[m] = np.load(cached)
+                continue
+            print(f"reader {name.replace('fold', 'fold ')}{f'/{FOLDS}' if k >= 0 else ''}, "
+                  f"seed {seed}: {len(keep)} turns")
+            net = rt.train_one([corpus[i] for i in keep], sw[keep], tokens, MODEL, seed)
+            read[m] = rt.logits([net], [corpus[i] for i in part], tokens)
+            if k < 0:
+                rt.export([net], folder / f"final-seed{seed}.npz", 1.0, MODEL)
+            # last, whole or not at all: a member counts as cached only once complete
+            np.save(cached.with_suffix(".part.npy"), read[m])
+            cached.with_suffix(".part.npy").replace(cached)
+        out[part] = read.mean(axis=0)
+    final_path = folder / "reader.npz"
+    rt.merge([folder / f"final-seed{seed}.npz" for seed in rt.SEEDS], final_path)
     return out[tune], final_path
 
 

@@ -205,3 +205,18 @@ def export(nets: list[Any], path: Path, temperature: float, model: str) -> None:
         path, names=np.array(names), labels=np.array(LABELS), scale=np.float32(ALPHA),
         members=np.int32(len(nets)), temperature=np.float32(temperature),
         model=np.array(model), **arrays)
+
+
+def merge(paths: list[Path], path: Path) -> None:
+    """One reader file of the single-member files ``export`` wrote, member m from the
+    m-th path (the files of one run share their names, labels, scale and model)."""
+    arrays: dict[str, Any] = {}
+    for m, one in enumerate(paths):
+        with np.load(one, allow_pickle=False) as z:
+            if int(z["members"]) != 1:
+                raise ValueError(f"{one}: {int(z['members'])} members, merge reads one")
+            shared = {k: z[k] for k in ("names", "labels", "scale", "temperature", "model")}
+            prefix = member_key(0, "")
+            arrays.update({member_key(m, k[len(prefix):]): z[k] for k in z.files
+                           if k.startswith(prefix)})
+    np.savez_compressed(path, **shared, members=np.int32(len(paths)), **arrays)

@@ -170,6 +170,24 @@ def test_the_members_of_a_reader_are_averaged_before_the_temperature(
     assert np.abs(one - two).max() > 1e-2  # the members differ: the mean is not either
 
 
+def test_members_trained_apart_merge_into_the_reader_trained_together(tmp_path: Path) -> None:
+    """``train_classifier`` caches each member on its own (a stopped run resumes, a new seed
+    trains alone); merged, they are the file a run writing both at once would have
+    written, member for member."""
+    from bench.classifier.reader_training import merge
+
+    one = _adapter(tmp_path, (0,), "one.npz")
+    two = _adapter(tmp_path, (1,), "two.npz")
+    merge([one, two], tmp_path / "merged.npz")
+    with np.load(_adapter(tmp_path, (0, 1), "both.npz")) as want, \
+            np.load(tmp_path / "merged.npz") as got:
+        assert sorted(got.files) == sorted(want.files)
+        for key in want.files:
+            assert np.array_equal(got[key], want[key]), key
+    with pytest.raises(ValueError, match="2 members"):
+        merge([tmp_path / "both.npz"], tmp_path / "again.npz")
+
+
 def _zeroed(path: Path, tmp_path: Path) -> Path:
     with np.load(path) as z:
         arrays = {k: (np.zeros_like(z[k]) if k.startswith("m0.b") and k[4:].isdigit()
