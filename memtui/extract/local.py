@@ -155,6 +155,13 @@ REFUSAL = 0.95
 """A refused tool use."""
 
 
+def _lesson(lower: str) -> bool:
+    """Whether a sentence states a lesson: a ``_LEARN`` phrase, unless its only one is an
+    "always" said while venting ("the committee meetings are always so long 🙄")."""
+    found = [m[0] for m in _LEARN.finditer(lower)]
+    return bool(found) and not (set(found) == {"always"} and _VENTS.search(lower))
+
+
 def rejection_confidence(s: str) -> float | None:
     """How sure a sentence (lead words already dropped) is a rejection; None: it is not."""
     lower = s.lower()
@@ -229,6 +236,10 @@ _LEARN = _rx(
     r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
     r"rule of thumb|important:)|^til:"
 )
+_VENTS = re.compile(r"[\U0001F644\U0001F629\U0001F624\U0001F612\U0001F611\U0001F602\U0001F923"
+                    r"\U0001F605]|\b(?:lol|haha+|ugh|sigh)\b", re.I)
+"""Eye-rolls, groans and laughs: "they always move my appointments 🙄" vents about a
+habit; it teaches nothing."""
 _SHOUTED = _rx(r"\b(?:til|todo)\b")
 """Marks that count only in capitals, as typed: "TIL" is a lesson learned, "til 22" is
 until; a to-do mark in capitals names a task, the Spanish "todo" ("gracias por todo")
@@ -283,7 +294,10 @@ _ASKS_INFO = _rx(
 """A request for an answer, not for work: "could you tell me where the duplicates come
 from?", "can you even make a map?" ask; they set the agent no task to remember."""
 _STANDING = _rx(
-    r"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop))|stick to|stay under|"
+    # "keep me posted" asks for news and "keep it up", "keep going" cheer the work on:
+    # neither sets a standing rule
+    r"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop)| it up\b| up the\b|"
+    r" going\b| at it\b| trying\b| (?:it|them|those) coming\b)|stick to|stay under|"
     r"stay within|stay below)\b"
     r"|\b(?:stays?|must stay|should stay|go(?:es)? out|must be|should be) (?:under|within|below|"
     r"at most|before|after)\b"
@@ -514,7 +528,7 @@ class LocalExtractor:
             ask = last_ask(pt.answering)
             return ("decision", f"Approved: {ask}", 0.75) if ask else None
         mark = next((m[0] for m in _SHOUTED.finditer(s) if m[0].isupper()), "")
-        if _LEARN.search(lower) or _STANDING.search(lower) or mark == "TIL":
+        if _lesson(lower) or _STANDING.search(lower) or mark == "TIL":
             return "learning", s, 0.8
         if _DECIDE.search(lower) or _DECIDE_START.search(lower):
             return "decision", s, 0.85

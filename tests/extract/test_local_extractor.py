@@ -98,6 +98,9 @@ def test_a_bare_no_rejects_the_question_it_answers() -> None:
     ("Stay on nginx, just fix certbot.", "decision"),
     ("Always run the migrations dry first.", "learning"),
     ("Keep launch posts under 700 words.", "learning"),
+    ("keep it under 700 words, always", "learning"),
+    ("note to self: the vendor always rate-limits us lol", "learning"),  # a lesson, laughing
+    ("fixed sleeps always break eventually \U0001F605 remember that", "learning"),
     ("Can you check the box is ready?", "task"),
     ("Add a health check endpoint to the API.", "task"),
     ("The export test fails on CI since this morning.", "task"),
@@ -239,6 +242,10 @@ def test_a_request_after_the_problem_is_a_task() -> None:
     "so it's always been bad and nobody looked",
     "oh great, the board meeting is tomorrow. perfect timing as always",
     "keep me posted",
+    "keep it up",  # cheering the work on sets no rule
+    "ok, keep going, good pace",
+    "they always move my appointments, this practice \U0001F644",  # venting about a habit
+    "the committee meetings are always so long lol",
 ])
 def test_a_habit_or_a_sigh_is_not_a_lesson(text: str) -> None:
     assert categories(text) == []
@@ -262,6 +269,9 @@ def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
     ("note: always test the background case", "learning"),
     ("fixed sleeps in tests are always wrong eventually", "learning"),
     ("Keep launch posts under 700 words.", "learning"),
+    ("keep it under 700 words, always", "learning"),
+    ("note to self: the vendor always rate-limits us lol", "learning"),  # a lesson, laughing
+    ("fixed sleeps always break eventually \U0001F605 remember that", "learning"),
     ("I always prefer tables by default", "context"),  # a preference, said as a habit
 ])
 def test_always_still_teaches(text: str, expected: str) -> None:
