@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memtui.extract.classify.features import ASKING
+from memtui.extract.classify.features import ASKING, PROPOSING
 from memtui.text import capital, clean, sentences, shorten
 
 ASKED = re.compile(
@@ -123,6 +123,18 @@ def last_ask(previous: str) -> str:
     parts = sentences(clean(previous))
     for s in reversed(parts):
         if ASKED.search(s):
+            return shorten(s, 140)
+    return ""
+
+
+def last_offer(previous: str) -> str:
+    """``last_ask``, or else the last sentence that offers something without asking
+    (``PROPOSING``: "I'm going to split it into three modules.", "I'd drain them
+    tonight."), shortened; "" when the assistant offered nothing."""
+    if ask := last_ask(previous):
+        return ask
+    for s in reversed(sentences(clean(previous))) if previous else ():
+        if PROPOSING.search(s):
             return shorten(s, 140)
     return ""
 

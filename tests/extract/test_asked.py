@@ -8,7 +8,15 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.extract.asked import CLEAR, TERSE, TERSE_NO, OpenOffer, options, pick
+from memtui.extract.asked import (
+    CLEAR,
+    TERSE,
+    TERSE_NO,
+    OpenOffer,
+    last_offer,
+    options,
+    pick,
+)
 from memtui.extract.local import LocalExtractor
 from memtui.extract.prepare import FileContext
 from tests.extract.test_answers import prepared, turn
@@ -29,6 +37,15 @@ def test_a_permission_prompts_options_are_read_with_their_words() -> None:
                                 "c": "a Kubernetes CronJob"}
     assert options("Option A: nightly only. Option B: every PR. Which?") == {
         "a": "nightly only", "b": "every PR"}
+
+
+def test_the_last_offer_is_the_question_or_else_the_announced_plan() -> None:
+    assert last_offer("I'd drain node-4 tonight. Is that OK? Load is low.") == (
+        "Is that OK?")
+    assert last_offer("Tests pass. I'm going to split it into three modules. ETA 1h.") == (
+        "I'm going to split it into three modules.")
+    assert last_offer("Done, tests pass.") == ""
+    assert last_offer("") == ""
 
 
 def test_only_a_run_counting_up_from_one_is_a_list_of_options() -> None:

@@ -82,6 +82,40 @@ def test_a_not_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
 
 
+PLAN = "The module is 2,400 lines. I'm going to split it into auth, profile and billing."
+
+
+def test_a_deferral_of_an_announced_plan_refuses_it() -> None:
+    """A plan the agent only announces is an offer too: "not in this PR" turns it down,
+    and names it."""
+    [(summary, confidence)] = rejections("not in this PR, it's a bugfix", previous=PLAN)
+    assert confidence == NO_BUT
+    assert summary == ("not in this PR, it's a bugfix — re: I'm going to split it into "
+                       "auth, profile and billing.")
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("keep the view, finance's spreadsheet reads from it", "Done. Should I drop the old view?"),
+    ("leave it, comms handles twitter", "Should I reply to the angry tweet?"),
+    ("keep headspace, I only paused it. audible can go", "Audible and Headspace. Cancel both?"),
+    ("please keep C4, I want to decide the outliers myself", "Shall I drop well C4?"),
+])
+def test_keeping_what_an_offer_would_change_refuses_it(text: str, previous: str) -> None:
+    [(summary, confidence)] = rejections(text, previous=previous)
+    assert confidence == NO_BUT and summary.startswith(text.rstrip("."))
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("keep it, nobody reads that far anyway", "I'd close with a quote. Keep it?"),  # asked
+    ("keep it as a draft", "Should I send it now, or keep it as a draft?"),
+    ("keep going", "Tests pass. Shall I do the next module?"),
+    ("keep me posted", "Should I watch the queue overnight?"),
+    ("keep the tone casual", "Here is the reply to the customer."),  # no offer: a lesson
+])
+def test_keeping_that_refuses_nothing(text: str, previous: str) -> None:
+    assert "rejected" not in categories(text, previous=previous)
+
+
 def test_a_bare_no_rejects_the_question_it_answers() -> None:
     out = LocalExtractor().extract([turn("No.", previous=ASK)])
     [rej] = out.state
@@ -98,9 +132,6 @@ def test_a_bare_no_rejects_the_question_it_answers() -> None:
     ("Stay on nginx, just fix certbot.", "decision"),
     ("Always run the migrations dry first.", "learning"),
     ("Keep launch posts under 700 words.", "learning"),
-    ("keep it under 700 words, always", "learning"),
-    ("note to self: the vendor always rate-limits us lol", "learning"),  # a lesson, laughing
-    ("fixed sleeps always break eventually \U0001F605 remember that", "learning"),
     ("Can you check the box is ready?", "task"),
     ("Add a health check endpoint to the API.", "task"),
     ("The export test fails on CI since this morning.", "task"),
