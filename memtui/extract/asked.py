@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memtui.extract.classify.features import ASKING, PROPOSING
+from memtui.extract.classify.features import ASKING
 from memtui.text import capital, clean, sentences, shorten
 
 ASKED = re.compile(
@@ -127,14 +127,22 @@ def last_ask(previous: str) -> str:
     return ""
 
 
+ANNOUNCES = re.compile(
+    r"\b(?:i'?m (?:going|about|planning) to|i am (?:going|about|planning) to|i'll|i will|"
+    r"i'd|i would|let me|i plan to|i want to|i'm thinking of|next,? i|(?:i|we) (?:could|can)|"
+    r"i (?:suggest|recommend|propose))\b", re.I)
+"""An agent's sentence announcing what it will or could do, in the first person: a plan
+or an offer a reply can turn down ("Redis could be slower" announces nothing)."""
+
+
 def last_offer(previous: str) -> str:
-    """``last_ask``, or else the last sentence that offers something without asking
-    (``PROPOSING``: "I'm going to split it into three modules.", "I'd drain them
+    """``last_ask``, or else the last sentence announcing what the agent will do
+    (``ANNOUNCES``: "I'm going to split it into three modules.", "I'd drain them
     tonight."), shortened; "" when the assistant offered nothing."""
     if ask := last_ask(previous):
         return ask
     for s in reversed(sentences(clean(previous))) if previous else ():
-        if PROPOSING.search(s):
+        if ANNOUNCES.search(s):
             return shorten(s, 140)
     return ""
 

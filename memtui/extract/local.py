@@ -124,7 +124,8 @@ _REJECT_WILL = _rx(
 # "no, but": it defers or narrows more often than it forbids.
 _DECLINES = _rx(
     r"^(?:please\s+|wait,?\s+)?not (?:now|yet|today|tonight|tomorrow|this|until|till|before|"
-    r"after|during|in|on|at|for|right now)\b(?! (?:that|sure|really|bad|quite)\b)"
+    r"after|during|in|on|at|for|right now)\b"
+    r"(?! (?:that|sure|really|bad|quite|all(?! of)|a hurry|a rush|my (?:end|side|experience))\b)"
     rf"|^(?:(?:that|it|this)(?:{_APOS}s| is) |way |far |still |much |a bit |bit )*"
     r"(?:too (?:much|many|slow|expensive|risky|noisy|early|big|long|complex|complicated|heavy|"
     r"pricey|aggressive|soon)|overkill|scope creep|not worth it|not needed|unnecessary|"
@@ -133,16 +134,31 @@ _DECLINES = _rx(
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
 
+_CHEERS = (r" it up\b(?![\s-]*to[\s-]*date)| up the\b| going\b| at it\b| trying\b|"
+           r" (?:it|them|those) coming\b")
+"""After "keep": cheering the work on ("keep it up", "keep going"), which keeps nothing."""
 _KEEPS = _rx(
-    r"^(?:(?:please|actually|just|nah|no)\W+){0,2}(?:keep|leave)\b"
-    r"(?! (?:me|us|you) (?:posted|updated|informed|in the loop)| it up\b| going\b| at it\b|"
-    r" trying\b| an eye\b| a (?:note|comment|review|message)\b)"
+    r"^(?:(?:please|actually|just)\W+){0,2}(?:keep|leave)\b"
+    rf"(?! (?:me|us|you) (?:posted|updated|informed|in the loop)|{_CHEERS}| an eye\b|"
+    r" in (?:mind|touch)\b| a (?:note|comment|review|message)\b"
+    r"| (?:it|them|this|these|those|things|everything) (?:short|simple|brief|concise|tight|"
+    r"small|light|lean|casual|formal|friendly|polite|neutral|clean|minimal|under|below|"
+    r"within)\b)"
 )
 """Keeping what an offer would change ("keep headspace, I only paused it" after "Cancel
-both?", "leave it, comms handles twitter" after "Should I reply to the tweet?"): in reply
-to a question, a refusal in 36 of 39 such turns of the non-held-out corpus. Not when the
-question itself asks whether to keep ("Keep it?", "… or keep it as a draft?"), nor after
-a plan only announced: "keep it short" after "I'll draft the reply" is a preference."""
+both?", "leave it, comms handles twitter" after "Should I reply to the tweet?"): a
+refusal in reply to a question that proposes a change (``_CHANGES``), unless it asks
+whether to keep ("Keep it?", "… or keep it as a draft?"). "keep it short" is a style, and
+"keep it short" after "Shall I draft the reply?" or "I'll draft it" no refusal."""
+_CHANGES = _rx(
+    r"\b(?:drop|delete|remove|cancel|cut|close|clean|prune|archive|uninstall|disable|"
+    r"turn off|switch|replace|rewrite|change|move|rename|roll ?back|reply|send|tell|include|"
+    r"exclude|add|update|upgrade|lower|raise|restart|merge|split|flatten|convert|reschedule|"
+    r"bump|trim|shorten|strip|unsubscribe|email|post|publish|notify|wipe|reset|kill|stop|"
+    r"deprecate)\w*"
+)
+"""A question proposing to change, remove or send something: what "keep it" refuses (on
+the non-held-out corpus, 32 of 35 "keep/leave X" replies to such a question refuse it)."""
 
 # An order not to: clear when it opens the sentence, ambiguous inside an instruction.
 _REJECT_ORDER = _rx(
@@ -169,9 +185,12 @@ REFUSAL = 0.95
 
 def _lesson(lower: str) -> bool:
     """Whether a sentence states a lesson: a ``_LEARN`` phrase, unless its only one is an
-    "always" said while venting ("the committee meetings are always so long 🙄")."""
+    "always" about someone's habit said while venting ("the committee meetings are always
+    so long 🙄"); an order that opens with "always" teaches, laughing or not."""
     found = [m[0] for m in _LEARN.finditer(lower)]
-    return bool(found) and not (set(found) == {"always"} and _VENTS.search(lower))
+    if not found or set(found) != {"always"} or not _VENTS.search(lower):
+        return bool(found)
+    return _ORDERS_ALWAYS.match(lower) is not None  # "ugh, always check the timezone"
 
 
 def _declined(lower: str, answering: str) -> str | None:
@@ -181,7 +200,7 @@ def _declined(lower: str, answering: str) -> str | None:
     if _DECLINES.search(lower):
         return last_offer(answering) or None
     ask = last_ask(answering) if _KEEPS.search(lower) else ""
-    if not ask or re.search(r"\b(?:keep|leave)\b", ask, re.I):
+    if not _CHANGES.search(ask) or re.search(r"\b(?:keep|leave)\b", ask, re.I):
         return None
     return ask
 
@@ -261,9 +280,12 @@ _LEARN = _rx(
     r"rule of thumb|important:)|^til:"
 )
 _VENTS = re.compile(r"[\U0001F644\U0001F629\U0001F624\U0001F612\U0001F611\U0001F602\U0001F923"
-                    r"\U0001F605]|\b(?:lol|haha+|ugh|sigh)\b", re.I)
+                    r"\U0001F605]|\b(?:lol|(?:ha){2,}h?|lmf?ao|ugh|sigh|smh)\b", re.I)
 """Eye-rolls, groans and laughs: "they always move my appointments 🙄" vents about a
 habit; it teaches nothing."""
+_ORDERS_ALWAYS = re.compile(r"^(?:[\W_]*\b(?:ugh|sigh|lol|(?:ha){2,}h?|lmf?ao|smh)\b)*"
+                            r"[\W_]*always\b(?! \w+ing\b| so\b| the same\b| late\b)", re.I)
+"""A sentence that opens with "always" (after a groan or a laugh) is an order."""
 _SHOUTED = _rx(r"\b(?:til|todo)\b")
 """Marks that count only in capitals, as typed: "TIL" is a lesson learned, "til 22" is
 until; a to-do mark in capitals names a task, the Spanish "todo" ("gracias por todo")
@@ -320,8 +342,8 @@ from?", "can you even make a map?" ask; they set the agent no task to remember."
 _STANDING = _rx(
     # "keep me posted" asks for news and "keep it up", "keep going" cheer the work on:
     # neither sets a standing rule
-    r"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop)| it up\b| up the\b|"
-    r" going\b| at it\b| trying\b| (?:it|them|those) coming\b)|stick to|stay under|"
+    rf"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop)|{_CHEERS})|"
+    r"stick to|stay under|"
     r"stay within|stay below)\b"
     r"|\b(?:stays?|must stay|should stay|go(?:es)? out|must be|should be) (?:under|within|below|"
     r"at most|before|after)\b"
@@ -616,7 +638,7 @@ def answered(pt: PreparedTurn) -> str | None:
     """The assistant message a person's rejection or decision answers: the one just
     before it, when it asked or proposed something, or the offer the person has only
     asked about since (None: it answers nothing known)."""
-    if pt.answering_id and last_ask(pt.answering):
+    if pt.answering_id and last_offer(pt.answering):
         return pt.answering_id
     return None
 

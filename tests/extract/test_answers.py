@@ -92,6 +92,17 @@ def _write(path: Path, rows: list[dict[str, Any]], mode: str = "w") -> None:
     os.utime(path, (1_700_000_000, 1_700_000_000))  # idle: its last message is read too
 
 
+def test_a_refusal_of_a_plan_the_agent_only_announced_cites_it() -> None:
+    """"I'm going to split it" offers as much as "Should I split it?": turning it down
+    cites the message that announced it."""
+    turns = prepared(turn("a1", "assistant", "Tests pass. I'm going to split the module "
+                                             "into auth and billing."),
+                     turn("u1", "user", "not in this PR, it's a bugfix"))
+    out = LocalExtractor().extract(turns)
+    assert [(s.category, s.source_entry, s.answers_entry) for s in out.state] == [
+        ("rejected", "u1", "a1")]
+
+
 def _message(i: int, role: str, content: str) -> dict[str, Any]:
     return {"type": "message", "id": f"m{i}", "session": "s1", "role": role,
             "ts": f"2026-03-01T10:00:{i:02d}Z", "content": content}

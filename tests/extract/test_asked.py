@@ -45,6 +45,8 @@ def test_the_last_offer_is_the_question_or_else_the_announced_plan() -> None:
     assert last_offer("Tests pass. I'm going to split it into three modules. ETA 1h.") == (
         "I'm going to split it into three modules.")
     assert last_offer("Done, tests pass.") == ""
+    assert last_offer("Fixed. Redis could be slower on that box.") == ""  # announces nothing
+    assert last_offer("Merged. The plan file is in docs/.") == ""
     assert last_offer("") == ""
 
 

@@ -110,10 +110,27 @@ def test_keeping_what_an_offer_would_change_refuses_it(text: str, previous: str)
     ("keep it as a draft", "Should I send it now, or keep it as a draft?"),
     ("keep going", "Tests pass. Shall I do the next module?"),
     ("keep me posted", "Should I watch the queue overnight?"),
+    ("keep up the good work", "Tests pass. Shall I do the next module?"),
+    ("keep them coming", "Want me to find more?"),
     ("keep the tone casual", "Here is the reply to the customer."),  # no offer: a lesson
+    ("keep the tone casual", "Here is the reply. Let me know if it works."),  # nothing to change
+    ("keep it short", "Shall I draft the reply?"),  # a style for what it offers
+    ("keep in mind the board meets friday", "Should I drop the old view?"),
+    ("leave at 8 then", "Shall I book the taxi for tomorrow?"),
 ])
 def test_keeping_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("not yet", "Build is green. The plan file is in docs/."),  # a report that names a plan
+    ("not in my experience", "Fixed. Redis could be slower on that box."),
+    ("not at all, go ahead", "I'd restart the server now."),
+    ("not in a hurry, tomorrow is fine", "I'll do the migration tomorrow morning."),
+])
+def test_a_not_after_a_report_or_in_consent_refuses_nothing(text: str, previous: str) -> None:
+    assert "rejected" not in categories(text, previous=previous)
+
 
 
 def test_a_bare_no_rejects_the_question_it_answers() -> None:
@@ -277,6 +294,8 @@ def test_a_request_after_the_problem_is_a_task() -> None:
     "ok, keep going, good pace",
     "they always move my appointments, this practice \U0001F644",  # venting about a habit
     "the committee meetings are always so long lol",
+    "the committee meetings are always so long hahaha",
+    "always changing, these operators \U0001F629",
 ])
 def test_a_habit_or_a_sigh_is_not_a_lesson(text: str) -> None:
     assert categories(text) == []
@@ -302,6 +321,9 @@ def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
     ("Keep launch posts under 700 words.", "learning"),
     ("keep it under 700 words, always", "learning"),
     ("note to self: the vendor always rate-limits us lol", "learning"),  # a lesson, laughing
+    ("ugh, always check the timezone before scheduling", "learning"),  # an order, groaning
+    ("always pin your dependencies lol, learned that the hard way", "learning"),
+    ("keep it up to date", "learning"),  # not "keep it up"
     ("fixed sleeps always break eventually \U0001F605 remember that", "learning"),
     ("I always prefer tables by default", "context"),  # a preference, said as a habit
 ])
