@@ -47,6 +47,7 @@ from bench.classifier.evaluate import both_label, rules_reading, scores  # noqa:
 from bench.classifier.training import (  # noqa: E402
     CACHE,
     MODEL,
+    SOURCE_WEIGHT,
     CachedEmbed,
     fit,
     fit_temperature,
@@ -56,7 +57,7 @@ from bench.classifier.training import (  # noqa: E402
 )
 from memtui.extract.classify import reader as reader_module  # noqa: E402
 from memtui.extract.classify.apply import OTHER_SURE, OTHERS, other_category  # noqa: E402
-from memtui.extract.classify.features import BUCKETS  # noqa: E402
+from memtui.extract.classify.features import BUCKETS, context_of  # noqa: E402
 from memtui.extract.classify.head import (  # noqa: E402
     ALONE,
     WEIGHTS,
@@ -99,6 +100,23 @@ def out_of_fold(examples: list[Example], embed: CachedEmbed) -> np.ndarray:
     return logits
 
 
+def reader_cache(corpus: list[Example]) -> Path:
+    """The folder the reader's members of this corpus are cached in: a key of what a
+    member learns from, the list of seeds aside."""
+    from bench.classifier import reader_training as rt
+
+    # what a member learns from: every example as read (a relabelled or reworded turn
+    # keeps its id), how it is weighted and folded, and the code that fine-tunes it
+    key = hashlib.sha256("\n".join(repr((e.id, e.label, e.text, e.answering, e.source,
+                                         e.split)) for e in corpus).encode())
+    key.update(re.sub(r"(?m)^SEEDS = .*$", "", Path(rt.__file__).read_text()).encode())
+    for code in (reader_module.pair_ids, context_of, folds):
+        key.update(inspect.getsource(code).encode())
+    key.update(repr((reader_module.MAX_TOKENS, reader_module.SCALE, reader_module.ADAPTED,
+                     SOURCE_WEIGHT, FOLDS, MODEL)).encode())
+    return CACHE.parent / f"reader-{key.hexdigest()[:16]}"
+
+
 def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray, Path]:
     """The reader's out-of-fold logits of the tuning rows (hand conversations by fold,
     SGD dev by the final reader, which never trains on SGD) and the final reader's file
@@ -111,12 +129,7 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
     members."""
     from bench.classifier import reader_training as rt
 
-    key = hashlib.sha256("\n".join(e.id for e in corpus).encode())
-    key.update(re.sub(r"(?m)^SEEDS = .*$", "", Path(rt.__file__).read_text()).encode())
-    key.update(inspect.getsource(reader_module.pair_ids).encode())
-    key.update(repr((reader_module.MAX_TOKENS, reader_module.SCALE, reader_module.ADAPTED)
-                    ).encode())
-    folder = CACHE.parent / f"reader-{key.hexdigest()[:16]}"
+    folder = reader_cache(corpus)
     folder.mkdir(parents=True, exist_ok=True)
     tokens = rt.Tokens(MODEL)
     readable = np.array([e.source != "sgd" for e in corpus])
@@ -130,8 +143,8 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
         for m, seed in enumerate(rt.SEEDS):
             name = f"fold{k + 1}" if k >= 0 else "final"
             cached = folder / f"{name}-seed{seed}.npy"
-            if cached.is_file():
-                read[m] = np.load(cached)
+            if cached.is_file() and (got := np.load(cached)).shape == read[m].shape:
+                read[m] = got
                 continue
             print(f"reader {name.replace('fold', 'fold ')}{f'/{FOLDS}' if k >= 0 else ''}, "
                   f"seed {seed}: {len(keep)} turns")

@@ -210,12 +210,18 @@ def export(nets: list[Any], path: Path, temperature: float, model: str) -> None:
 def merge(paths: list[Path], path: Path) -> None:
     """One reader file of the single-member files ``export`` wrote, member m from the
     m-th path (the files of one run share their names, labels, scale and model)."""
+    if not paths:
+        raise ValueError("merge needs at least one member")
     arrays: dict[str, Any] = {}
+    shared: dict[str, Any] = {}
     for m, one in enumerate(paths):
         with np.load(one, allow_pickle=False) as z:
             if int(z["members"]) != 1:
                 raise ValueError(f"{one}: {int(z['members'])} members, merge reads one")
-            shared = {k: z[k] for k in ("names", "labels", "scale", "temperature", "model")}
+            these = {k: z[k] for k in ("names", "labels", "scale", "temperature", "model")}
+            if shared and any(not np.array_equal(shared[k], v) for k, v in these.items()):
+                raise ValueError(f"{one}: not fine-tuned like {paths[0]}")
+            shared = shared or these
             prefix = member_key(0, "")
             arrays.update({member_key(m, k[len(prefix):]): z[k] for k in z.files
                            if k.startswith(prefix)})

@@ -186,6 +186,11 @@ def test_members_trained_apart_merge_into_the_reader_trained_together(tmp_path: 
             assert np.array_equal(got[key], want[key]), key
     with pytest.raises(ValueError, match="2 members"):
         merge([tmp_path / "both.npz"], tmp_path / "again.npz")
+    with np.load(two) as z:  # a member of another model does not join
+        np.savez_compressed(tmp_path / "other.npz", **{**{k: z[k] for k in z.files},
+                                                       "model": np.array("another-model")})
+    with pytest.raises(ValueError, match="not fine-tuned like"):
+        merge([one, tmp_path / "other.npz"], tmp_path / "again.npz")
 
 
 def _zeroed(path: Path, tmp_path: Path) -> Path:
