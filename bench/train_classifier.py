@@ -140,14 +140,13 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
         keep = np.where(readable & (fold != k))[0] if k >= 0 else np.where(readable)[0]
         part = [i for i in tune if fold[i] == k]
         read = np.zeros((len(rt.SEEDS), len(part), len(LABELS)), dtype=np.float32)
+        name, said = (f"fold{k + 1}", f"fold {k + 1}/{FOLDS}") if k >= 0 else ("final",) * 2
         for m, seed in enumerate(rt.SEEDS):
-            name = f"fold{k + 1}" if k >= 0 else "final"
             cached = folder / f"{name}-seed{seed}.npy"
             if cached.is_file() and (got := np.load(cached)).shape == read[m].shape:
                 read[m] = got
                 continue
-            print(f"reader {name.replace('fold', 'fold ')}{f'/{FOLDS}' if k >= 0 else ''}, "
-                  f"seed {seed}: {len(keep)} turns")
+            print(f"reader {said}, seed {seed}: {len(keep)} turns")
             net = rt.train_one([corpus[i] for i in keep], sw[keep], tokens, MODEL, seed)
             read[m] = rt.logits([net], [corpus[i] for i in part], tokens)
             if k < 0:

@@ -214,6 +214,7 @@ def merge(paths: list[Path], path: Path) -> None:
         raise ValueError("merge needs at least one member")
     arrays: dict[str, Any] = {}
     shared: dict[str, Any] = {}
+    prefix = member_key(0, "")
     for m, one in enumerate(paths):
         with np.load(one, allow_pickle=False) as z:
             if int(z["members"]) != 1:
@@ -222,7 +223,6 @@ def merge(paths: list[Path], path: Path) -> None:
             if shared and any(not np.array_equal(shared[k], v) for k, v in these.items()):
                 raise ValueError(f"{one}: not fine-tuned like {paths[0]}")
             shared = shared or these
-            prefix = member_key(0, "")
             arrays.update({member_key(m, k[len(prefix):]): z[k] for k in z.files
                            if k.startswith(prefix)})
     np.savez_compressed(path, **shared, members=np.int32(len(paths)), **arrays)

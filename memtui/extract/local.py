@@ -134,13 +134,14 @@ _DECLINES = _rx(
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
 
-_CHEERS = (r" it up\b(?![\s-]*to[\s-]*date)| up the\b| going\b| at it\b| trying\b|"
-           r" (?:it|them|those) coming\b")
-"""After "keep": cheering the work on ("keep it up", "keep going"), which keeps nothing."""
+_KEEPS_NOTHING = (r" (?:me|us|you) (?:posted|updated|informed|in the loop)|"
+                  r" it up\b(?![\s-]*to[\s-]*date)| up the\b| going\b| at it\b| trying\b|"
+                  r" (?:it|them|those) coming\b")
+"""After "keep": asking for news ("keep me posted") or cheering the work on ("keep it
+up", "keep going"), which keep nothing: neither a standing rule nor a refusal."""
 _KEEPS = _rx(
     r"^(?:(?:please|actually|just)\W+){0,2}(?:keep|leave)\b"
-    rf"(?! (?:me|us|you) (?:posted|updated|informed|in the loop)|{_CHEERS}| an eye\b|"
-    r" in (?:mind|touch)\b| a (?:note|comment|review|message)\b"
+    rf"(?!{_KEEPS_NOTHING}| an eye\b| in (?:mind|touch)\b| a (?:note|comment|review|message)\b"
     r"| (?:it|them|this|these|those|things|everything) (?:short|simple|brief|concise|tight|"
     r"small|light|lean|casual|formal|friendly|polite|neutral|clean|minimal|under|below|"
     r"within)\b)"
@@ -199,10 +200,12 @@ def _declined(lower: str, answering: str) -> str | None:
     (``last_offer``), or keeping (``_KEEPS``) what it asked to change (``last_ask``)."""
     if _DECLINES.search(lower):
         return last_offer(answering) or None
-    ask = last_ask(answering) if _KEEPS.search(lower) else ""
-    if not _CHANGES.search(ask) or re.search(r"\b(?:keep|leave)\b", ask, re.I):
+    if not _KEEPS.search(lower):
         return None
-    return ask
+    ask = last_ask(answering)
+    if _CHANGES.search(ask) and not re.search(r"\b(?:keep|leave)\b", ask, re.I):
+        return ask
+    return None
 
 
 def rejection_confidence(s: str) -> float | None:
@@ -279,11 +282,12 @@ _LEARN = _rx(
     r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
     r"rule of thumb|important:)|^til:"
 )
+_GROANS = r"\b(?:ugh|sigh|lol|(?:ha){2,}h?|lmf?ao|smh)\b"
 _VENTS = re.compile(r"[\U0001F644\U0001F629\U0001F624\U0001F612\U0001F611\U0001F602\U0001F923"
-                    r"\U0001F605]|\b(?:lol|(?:ha){2,}h?|lmf?ao|ugh|sigh|smh)\b", re.I)
+                    rf"\U0001F605]|{_GROANS}", re.I)
 """Eye-rolls, groans and laughs: "they always move my appointments 🙄" vents about a
 habit; it teaches nothing."""
-_ORDERS_ALWAYS = re.compile(r"^(?:[\W_]*\b(?:ugh|sigh|lol|(?:ha){2,}h?|lmf?ao|smh)\b)*"
+_ORDERS_ALWAYS = re.compile(rf"^(?:[\W_]*{_GROANS})*"
                             r"[\W_]*always\b(?! \w+ing\b| so\b| the same\b| late\b)", re.I)
 """A sentence that opens with "always" (after a groan or a laugh) is an order."""
 _SHOUTED = _rx(r"\b(?:til|todo)\b")
@@ -340,10 +344,7 @@ _ASKS_INFO = _rx(
 """A request for an answer, not for work: "could you tell me where the duplicates come
 from?", "can you even make a map?" ask; they set the agent no task to remember."""
 _STANDING = _rx(
-    # "keep me posted" asks for news and "keep it up", "keep going" cheer the work on:
-    # neither sets a standing rule
-    rf"^(?:keep(?! (?:me|us|you) (?:posted|updated|informed|in the loop)|{_CHEERS})|"
-    r"stick to|stay under|"
+    rf"^(?:keep(?!{_KEEPS_NOTHING})|stick to|stay under|"
     r"stay within|stay below)\b"
     r"|\b(?:stays?|must stay|should stay|go(?:es)? out|must be|should be) (?:under|within|below|"
     r"at most|before|after)\b"
