@@ -58,6 +58,17 @@ _NOTHING_MORE = re.compile(
     r"|nothing(?: else| more)?\b)", re.I)
 """What follows a "no" that only says nothing more is wanted (not "no thanks": that is the
 polite refusal of an offer)."""
+_ASKS_ONLY = re.compile(
+    r"^(?:(?:and|also|so|btw|oh|quick question)[,:]?\s+)?"
+    r"(?:did|does|do|is|are|was|were|has|have|had|any|anything)\b", re.I)
+_SEEKS_CONSENT = re.compile(
+    r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|let|should|shall|want|wanna|"
+    r"like|need|needed|prefer|rather|mind|ok|okay|fine|good|better|alright|all right|"
+    r"sure|happy|ready|work|works|sound|sounds|look|looks|agree|approve|proceed|go ahead|"
+    r"objections?|concerns?|problem|in mind)\b", re.I)
+"""Words of a question that ask for consent or a choice: the agent or the person as the
+one to act ("should I", "do we"), a wish ("want", "prefer"), approval ("ok", "look
+good", "any objections")."""
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""
@@ -198,6 +209,8 @@ def pick(text: str, previous: str) -> Pick | None:
     if len(keys) != 1 or not ask:
         return None
     explicit = bool(_YN.search(previous))
+    if not explicit and asks_only(ask):
+        return None  # "n" to "Did that fix it?" answers it
     if keys[0] in _YES:
         return _approved(rest, ask, CLEAR if explicit else TERSE)
     if keys[0] in _NO:
@@ -223,6 +236,17 @@ def _approved(rest: str, ask: str, confidence: float) -> Pick:
 def _refused(rest: str, ask: str, confidence: float) -> Pick:
     summary = f"{capital(rest).rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
     return Pick("rejected", shorten(summary), confidence)
+
+
+def asks_only(ask: str) -> bool:
+    """Whether the agent's question only asks for a fact, a status or a clarification
+    ("Did that fix it?", "Is this for the Lisbon trip?", "Any dietary restrictions?"),
+    offering nothing that a "yes" approves or a "no" turns down ("no, still the same 500"
+    answers it). It opens with "did", "is", "any" and the like, and none of its words
+    seek consent or a choice (``_SEEKS_CONSENT``): "Is it ok to restart?", "Do you want
+    the long version?" and "Does this look right?" offer something."""
+    s = ask.strip(" \"'*_-`")
+    return s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
 
 
 def nothing_more(rest: str, ask: str) -> bool:

@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memtui.config import MaintenanceSettings
-from memtui.extract.asked import last_ask, last_offer, nothing_more, pick
+from memtui.extract.asked import asks_only, last_ask, last_offer, nothing_more, pick
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
@@ -535,8 +535,10 @@ class LocalExtractor:
             rest = s[m.end():].lstrip(" ,.!:;-—")
             ask = last_ask(pt.answering)
             inner = rejection_confidence(rest)
-            if inner is None and nothing_more(rest, ask):
-                return None  # "nope, that's it" to "Anything else?" refuses nothing
+            if inner is None and (nothing_more(rest, ask) or asks_only(ask)):
+                # "nope, that's it" to "Anything else?", "no, still the same 500" to "Did
+                # that fix it?": an answer, which refuses nothing
+                return None
             bare = s[m.end():m.end() + 1] in ("", ",", ".", "!", ":", ";", " ") and (
                 not rest or s[m.end():].lstrip()[:1] in ("", ",", ".", "!", ":", ";", "-", "—"))
             if not bare:
@@ -573,7 +575,9 @@ class LocalExtractor:
             return "context", f"Preference: {s}", 0.8
         if _APPROVE.search(lower) and len(lower.split()) <= 4:
             ask = last_ask(pt.answering)
-            return ("decision", f"Approved: {ask}", 0.75) if ask else None
+            # "yes" to "Did that fix it?" answers it; it approves nothing
+            return ("decision", f"Approved: {ask}", 0.75) if ask and not asks_only(ask) \
+                else None
         mark = next((m[0] for m in _SHOUTED.finditer(s) if m[0].isupper()), "")
         if _lesson(lower) or _STANDING.search(lower) or mark == "TIL":
             return "learning", s, 0.8

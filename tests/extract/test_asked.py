@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import string
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,6 +14,7 @@ from memtui.extract.asked import (
     TERSE,
     TERSE_NO,
     OpenOffer,
+    asks_only,
     last_offer,
     options,
     pick,
@@ -87,6 +89,33 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     # Without a (y/n) in the question the same letters are only as sure as "yes" and "no".
     assert pick("y", "Shall I merge the PR?").confidence == TERSE  # type: ignore[union-attr]
     assert pick("👎", "Shall I merge the PR?").confidence == TERSE_NO  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("question, only", [
+    ("Did that fix it?", True),
+    ("Is the printer on the second floor?", True),
+    ("Any dietary restrictions?", True),
+    ("Did you mean the staging database?", True),
+    ("**Is this for the Lisbon trip?**", True),
+    ("Should I delete the old file?", False),
+    ("Is it ok to restart now?", False),
+    ("Do you want the summary in German?", False),
+    ("Does this look right?", False),
+    ("Any objections to restarting at 6?", False),
+    ("Do we still need the old view?", False),
+    ("Is the old view still needed?", False),
+    ("Which one do you prefer?", False),  # not a yes/no question
+    ("Restart it now", False),  # not a question
+])
+def test_a_question_of_fact_or_status_asks_only(question: str, only: bool) -> None:
+    assert asks_only(question) is only
+
+
+def test_a_bare_y_or_n_to_a_question_of_fact_picks_nothing() -> None:
+    assert pick("n", "Cleared the cache. Is it loading now?") is None
+    assert pick("y", "Did the alert clear?") is None
+    # an explicit (y/n) prompt is always a choice
+    assert pick("n", "Is the cache cleared? (y/n)").category == "rejected"  # type: ignore[union-attr]
 
 
 def test_what_is_not_a_bare_choice_is_left_to_the_rules() -> None:

@@ -194,6 +194,11 @@ CLOSING = "Deleted the old branch. Anything else for today?"
     # a worry about how it looks or what it breaks refuses nothing
     ("is the reply too blunt? I don't want to sound like a robot", "Draft ready. Send it?"),
     ("who else reads that table? we don't want to break their report", ASK),
+    # a "no" to a question of fact, status or clarification answers it
+    ("no, still the same 500", "Restarted the worker. Did that fix it?"),
+    ("nope still broken", "Cleared the cache. Is it loading now?"),
+    ("no, the Porto one", "Did you mean the Lisbon booking?"),
+    ("no", "Any dietary restrictions for the caterer?"),
 ])
 def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
@@ -206,6 +211,10 @@ def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     ("No thank you, my card covers it", "Would you like travel insurance for €34?"),
     ("no more materialized views, we have too many. can you tune the query?", ASK),
     ("no, that's all wrong, the dates are from last year", "Done: the report is drafted."),
+    # the same "no" to a question that seeks consent turns it down
+    ("no", "Is it ok to restart the worker now?"),
+    ("no", "Does this look right to you?"),
+    ("nope", "Do you want the long version too?"),
 ])
 def test_a_no_that_still_refuses(text: str, previous: str) -> None:
     assert categories(text, previous=previous)[:1] == ["rejected"]
