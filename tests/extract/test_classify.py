@@ -43,6 +43,11 @@ def test_a_rejection_names_the_refused_proposal() -> None:
     # A bare "Should I?" reads the sentence before it.
     assert rejection_summary("nah", "I can add Redis as a cache. Should I?") == (
         "Rejected: adding Redis as a cache")
+    # A plan the agent only announced, and a permission prompt worded as an order.
+    assert rejection_summary("not this week", "I'm going to rotate the TLS certs tonight.") == (
+        "Rejected: rotating the TLS certs tonight")
+    assert rejection_summary("n, later", "Tests pass. Merge PR #92? (y/n)") == (
+        "Rejected: merging PR #92")
     # Nothing proposed: the person's own words.
     assert rejection_summary("never deploy on fridays", "Done.") == (
         "Rejected: never deploy on fridays")
@@ -53,7 +58,12 @@ def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
         "Ship the Hugo site on Friday")
     said = decision_summary("yes, but only on staging first", "Should I enable the cache?")
     assert said.startswith("Enable the cache") and "only on staging" in said
+    assert decision_summary("OK, approved", "Ship the Hugo site on Friday?") == (
+        "Ship the Hugo site on Friday")
     assert proposal("Here are the numbers.") == ""
+    # questions that order nothing
+    for asked in ("Done. Sounds good?", "Good to go?", "Any news?", "Thoughts?", "Friday?"):
+        assert proposal(asked) == "", asked
 
 
 @pytest.mark.parametrize(("verb", "want"), [("stop", "stopping"), ("make", "making"),

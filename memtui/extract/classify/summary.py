@@ -2,7 +2,9 @@
 
 "That's a no on the paid plan" after "Would you like me to sign up for the paid
 newsletter plan?" is filed as "Rejected: signing up for the paid newsletter plan"; "OK,
-approved" after "Shall I ship the Hugo site on Friday?" as "Ship the Hugo site on Friday".
+approved" after "Shall I ship the Hugo site on Friday?" (or "Ship the Hugo site on
+Friday?") as "Ship the Hugo site on Friday"; "not this week" after "I'm going to rotate
+the certs tonight." as "Rejected: rotating the certs tonight".
 """
 
 from __future__ import annotations
@@ -16,12 +18,29 @@ _ASK_LEAD = re.compile(
     r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?(?:"
     r"(?:do you want|would you like|want|shall|should|can|could|may) (?:me|i|we) (?:to )?"
     r"|(?:should|shall|can|could|may) (?:i|we)\s"
-    r"|i (?:could|can|would|'d|will|'ll) (?:also |just )?(?:like to |suggest (?:we |that we )?)?"
+    r"|i(?:\s+(?:could|can|would|will)|'d|'ll) (?:also |just |now |first )?"
+    r"(?:like to |suggest (?:we |that we )?)?"
     r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?"
-    r"|i'm (?:thinking of|going to|planning to)\s|we could\s|how about (?:i |we )?"
-    r"|next step:\s*|plan:\s*|ready to\s)", re.I)
+    r"|(?:i'm|i am) (?:thinking of|going to|planning to|about to)\s|we could\s"
+    r"|how about (?:i |we )?|next step:\s*|plan:\s*|ready to\s)", re.I)
+_INTENT = re.compile(r"^(?:(?:ok|okay|so|then|next|now)[,:]?\s+)?(?:i(?:'ll| will)|"
+                     r"(?:i'm|i am) (?:going|planning|about) to)\s.*[^:]$", re.I)
+"""A sentence announcing what the agent is about to do ("I'm going to rotate the certs
+tonight."): a plan the reply can turn down though nothing was asked. Not a coding
+agent's narration of its next step ("Let me check the config:", "I'll read the file:"),
+which a reply seldom answers."""
+_NOT_A_VERB = frozenset((
+    "is are was were am be do does did have has had will would can could should shall may "
+    "might must what why how when where who whom which whose any anything anyone anybody "
+    "the a an this that these those it its you your we our i my me they their them he she "
+    "his her there here all both either neither not or and but so ok okay also then sure "
+    "right really just still same one two yes no good fine great cool ready happy better "
+    "worth clear sound look thoughts questions ideas objections everything nothing "
+    "something else more less other another same next last first same").split())
+"""Words a question opens with that are not a verb: "Ship it Friday?" orders, "Good to
+go?" and "Any news?" do not."""
 _TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
-                   r"sound good))?[?.!\s]*$", re.I)
+                   r"sound good))?[?.!:\s]*$", re.I)
 _PRONOUNS = {"your": "my", "you": "me"}
 _DOUBLE = re.compile(r"^[^aeiou]*[aeiou][bdgmnprt]$")
 _DOUBLE_ALSO = frozenset({"commit", "submit", "admit", "begin", "forget", "regret", "refer",
@@ -37,19 +56,32 @@ def proposal(previous: str) -> str:
         return ""
     parts = sentences(clean(previous))
     for i in range(len(parts) - 1, -1, -1):
-        if not ASKING.search(parts[i]):
+        if not (ASKING.search(parts[i]) or _INTENT.match(parts[i].strip())):
             continue
         candidates = [parts[i]] + ([parts[i - 1]] if i and len(parts[i].split()) <= 3 else [])
-        for ask in candidates:
-            m = _ASK_LEAD.match(ask.strip())
-            if m is None:
+        for ask in (c.strip(" *_`") for c in candidates):
+            m = _ASK_LEAD.match(ask)
+            start = m.end() if m else 0 if _ordered(ask) else None
+            if start is None:
                 continue
-            action = _TAIL.sub("", ask.strip()[m.end():]).strip(" ,")
+            action = _TAIL.sub("", ask[start:]).strip(" ,")
             words = action.split()
             if words and words[0].isalpha() and len(words) <= 25:
                 return shorten(action, CONTEXT_CHARS)
         return ""
     return ""
+
+
+def _ordered(ask: str) -> bool:
+    """Whether a question is an order with a question mark, as permission prompts are
+    ("Ship the Hugo site on Friday?", "Merge PR #92?"): it opens with a verb, as far as
+    a word that is no question word, pronoun or article, and no third-person verb
+    ("Sounds good?"), can tell, and that asks nobody ("Given that, should I …?")."""
+    words = ask.split()
+    first = words[0].lower() if words else ""
+    return (ask.endswith("?") and len(words) >= 2 and first.isalpha()
+            and first not in _NOT_A_VERB and not re.search(r"[^su]s$", first)
+            and not re.search(r"\b(?:i|you|we)\b", ask, re.I))  # "Given that, should I …?"
 
 
 def gerund(verb: str) -> str:
