@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.classifier.corpus import LABELS, Example
+from memtui.extract.asked import answers_only
 from memtui.extract.candidates import PreparedTurn
 from memtui.extract.classify.apply import asks
 from memtui.extract.classify.combine import combine
@@ -63,7 +64,7 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
     if offered is None:
         offered = proposes(ex.answering)
     outcome = combine(key, rule_conf, verdict, thresholds, offered, asks(clean(ex.text)),
-                      bool(ex.prev))
+                      bool(ex.prev), answers_only(ex.answering))
     if outcome.label is not None:
         return outcome.label, outcome.confidence
     return ("none", 0.0) if key is not None else (rule, rule_conf)

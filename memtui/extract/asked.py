@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memtui.extract.classify.features import ASKING
 from memtui.text import capital, clean, sentences, shorten
 
+ASKING = re.compile(
+    r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
+    r"i could|i can|i'd suggest|i suggest|i propose|how about|plan:)", re.I)
+"""A sentence that asks or proposes: a question, "should I", "I could", "how about"."""
 ASKED = re.compile(
     r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
     r"can i|may i|let me know)\b", re.I)
@@ -59,16 +62,18 @@ _NOTHING_MORE = re.compile(
 """What follows a "no" that only says nothing more is wanted (not "no thanks": that is the
 polite refusal of an offer)."""
 _ASKS_ONLY = re.compile(
-    r"^(?:(?:and|also|so|btw|oh|quick question)[,:]?\s+)?"
-    r"(?:did|does|do|is|are|was|were|has|have|had|any|anything)\b", re.I)
+    r"^(?:(?:and|also|so|btw|by the way|oh|one more|quick question|quick check)[,:]?\s+)?"
+    r"(?:did|does|do|is|are|was|were|has|have|had|can|could|will|any|anything)\b"
+    r"(?!\s+(?:both|all|it|that|this|them|the same|either)\s*\?)", re.I)
 _SEEKS_CONSENT = re.compile(
     r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|let|should|shall|want|wanna|"
-    r"like|need|needed|prefer|rather|mind|ok|okay|fine|good|better|alright|all right|"
-    r"sure|happy|ready|work|works|sound|sounds|look|looks|agree|approve|proceed|go ahead|"
-    r"objections?|concerns?|problem|in mind)\b", re.I)
+    r"(?:would|'d|do) (?:you )?like|like (?:me|us|to|it|that|this)|prefer|rather|mind|"
+    r"ok|okay|fine|good|better|alright|all right|sure|happy|ready|work|works|sound|"
+    r"sounds|look|looks|agree|approve|proceed|go ahead|objections?|concerns?|problem|"
+    r"(?:do|did) you need|or)\b", re.I)
 """Words of a question that ask for consent or a choice: the agent or the person as the
-one to act ("should I", "do we"), a wish ("want", "prefer"), approval ("ok", "look
-good", "any objections")."""
+one to act ("should I", "do we"), a wish ("want", "prefer", "do you need"), approval
+("ok", "look good", "any objections"), alternatives ("the whole list or only …?")."""
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""
@@ -240,13 +245,22 @@ def _refused(rest: str, ask: str, confidence: float) -> Pick:
 
 def asks_only(ask: str) -> bool:
     """Whether the agent's question only asks for a fact, a status or a clarification
-    ("Did that fix it?", "Is this for the Lisbon trip?", "Any dietary restrictions?"),
+    ("Did that fix it?", "Is this for the Lisbon trip?", "Can you log in now?"),
     offering nothing that a "yes" approves or a "no" turns down ("no, still the same 500"
     answers it). It opens with "did", "is", "any" and the like, and none of its words
     seek consent or a choice (``_SEEKS_CONSENT``): "Is it ok to restart?", "Do you want
-    the long version?" and "Does this look right?" offer something."""
+    the long version?" and "Does this look right?" offer something, and "Do both?"
+    orders."""
     s = ask.strip(" \"'*_-`")
     return s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
+
+
+def answers_only(previous: str) -> bool:
+    """Whether the agent's last words (``previous``) end by asking only a question of fact,
+    status or clarification (``asks_only``), so a reply answers it rather than approving
+    or refusing anything."""
+    ask = last_ask(previous)
+    return bool(ask) and asks_only(ask)
 
 
 def nothing_more(rest: str, ask: str) -> bool:

@@ -103,7 +103,13 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Does this look right?", False),
     ("Any objections to restarting at 6?", False),
     ("Do we still need the old view?", False),
-    ("Is the old view still needed?", False),
+    ("Is the old view still needed?", True),  # "no" states a fact; dropping it is asked next
+    ("Can you log in now?", True),
+    ("By the way, is backup-s3 still used?", True),
+    ("Is the depot closing for winter like last year?", True),
+    ("Do both?", False),  # an order
+    ("Is it for the whole list or only past clients?", False),  # a choice
+    ("Do you need a lift to the station?", False),  # an offer
     ("Which one do you prefer?", False),  # not a yes/no question
     ("Restart it now", False),  # not a question
 ])

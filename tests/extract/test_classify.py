@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memtui.extract.asked import answers_only
 from memtui.extract.classify.apply import ALONE_ACTIVE
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import (
@@ -277,6 +278,22 @@ def test_where_no_offer_shows_a_refusal_needs_the_unoffered_threshold() -> None:
     for report in ("", "Done, the tests pass.", "I've created custom-light.json.",
                    "Now find the second handler and add the same:"):
         assert not proposes(report), report
+
+
+def test_an_answer_to_a_question_of_fact_is_no_refusal_or_decision_of_the_classifier() -> None:
+    """"yes, Hotel Fita" to "Is your hotel the Fita?" answers it: the classifier alone
+    adds neither reading there, however sure; it still vetoes, and the rules' own
+    reading stands."""
+    th = {**TH, "rejected": 0.5, "decision": 0.5}
+    assert combine(None, 0.0, v(0.95), th, answer=True).label is None
+    assert combine(None, 0.0, v(0.0, 0.95), th, answer=True).label is None
+    assert combine(None, 0.0, v(0.95), th, answer=False).label == "rejected"
+    assert combine("rejected", 0.9, v(0.9), th, answer=True).label == "rejected"
+    assert combine("rejected", 0.55, v(0.05, top="none"), {**th, "veto": 0.2},
+                   answer=True).label is None
+    assert answers_only("Booked the canal tour. Is your hotel the Fita at Museumplein?")
+    assert not answers_only("Booked the canal tour. Shall I book the museum too?")
+    assert not answers_only("Booked the canal tour.")
 
 
 def test_a_late_answer_is_read_against_the_offer_it_answers() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from memtui.extract.asked import answers_only
 from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn, StateCandidate
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import context_of, proposes, worth_embedding
@@ -103,7 +104,7 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     question = asks(text)
     offered = proposes(pt.answering)
     outcome = combine(rule, rule_conf, verdict, thresholds, offered, question,
-                      bool(pt.previous_assistant))
+                      bool(pt.previous_assistant), answers_only(pt.answering))
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:

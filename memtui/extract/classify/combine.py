@@ -17,6 +17,13 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
   reading of those is the project's (a CRITICAL rule), not a mistake.
 - **add** a decision the rules missed when P(decision) reaches ``decision`` (an approval
   in unusual words), unless the turn already rejects.
+- **add** neither in an answer to a question of fact, status or clarification
+  (``asked.asks_only``): "yes, green light is on" to "Is the gateway still powered?"
+  approves nothing and "no, still the leaky ones" to "Did the goggles get replaced?"
+  refuses nothing. In corpus set 14 (written after the classifier was trained; its
+  1,675 non-held-out turns), 265 replies answer such a question and one of them
+  refuses; without this rule the combination read 82 of them as a refusal or a
+  decision, none rightly, and with it 7 (the rules' own).
 
 The thresholds are fitted out of fold by ``bench/train_classifier.py`` and stored with
 the weights (a set for the head with the reader, a set for the head alone). The
@@ -54,14 +61,17 @@ class Outcome:
 
 def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
             thresholds: dict[str, float], offered: bool = True,
-            question: bool = False, replying: bool = True) -> Outcome:
+            question: bool = False, replying: bool = True, answer: bool = False) -> Outcome:
     """The turn's rejection/decision reading given the rules' (``rule``: the strongest
     category the rules found in it, or None) and the classifier's. ``offered``: the
     preceding turn offered something to turn down; ``question``: the turn is a question,
     which asks and decides nothing, so the classifier never reads it as a decision;
     ``replying``: an agent's turn precedes it (with none, there is nothing to correct: a
     correction reading vetoes nothing, and "Don't use requests, we use httpx" opening a
-    session stays the rules' prohibition)."""
+    session stays the rules' prohibition); ``answer``: the turn answers a question of
+    fact, status or clarification (``asked.asks_only``: "yes, Hotel Fita" to "Is your
+    hotel the Fita?", "no, still the old ones" to "Did the goggles get replaced?"), in
+    which the classifier alone reads no rejection or decision."""
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
@@ -77,12 +87,12 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
                 t["unoffered"] if not offered else 0.0)
     # With no offer in sight, the rules' decision stands: "let's go with Caddy... no
     # wait, we stay on nginx" reverses a choice; it turns down nothing the agent offered.
-    if verdict.rejected >= needs and (offered or rule != "decision"):
+    if verdict.rejected >= needs and (offered or rule != "decision") and not answer:
         return Outcome("rejected", verdict.rejected, "classifier")
     if rule == "decision":
         agree = verdict.decision >= 0.5
         return Outcome("decision", max(verdict.decision, rule_confidence) if agree
                        else rule_confidence, "both" if agree else "rules")
-    if decides:
+    if decides and not answer:
         return Outcome("decision", verdict.decision, "classifier")
     return Outcome(None, 0.0, "rules")

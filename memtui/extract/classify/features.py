@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memtui.extract.asked import ASKING
 from memtui.text import clean, sentences, shorten
 
 if TYPE_CHECKING:
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
 MAX_WORDS = 80
 """Longer turns are instructions or pasted text, not a reply to a proposal: not embedded."""
 CONTEXT_CHARS = 300
-ASKING = re.compile(
-    r"\?\s*$|\b(?:should i|shall i|do you want|would you like|want me to|ok to|okay to|"
-    r"i could|i can|i'd suggest|i suggest|i propose|how about|plan:)", re.I)
 PROPOSING = re.compile(
     ASKING.pattern + r"|\b(?:i'm (?:going to|about to|thinking of|planning to)|i am going to|"
     r"i'll|i will|i'd|i would|i want to|let me|we could|could|option|plan|propose|suggest|"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from memtui.extract.classify.features import ASKING, CONTEXT_CHARS
+from memtui.extract.asked import ASKING
+from memtui.extract.classify.features import CONTEXT_CHARS
 from memtui.text import capital, clean, sentences, shorten
 
 _ASK_LEAD = re.compile(
