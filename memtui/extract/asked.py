@@ -66,11 +66,16 @@ _ASKS_ONLY = re.compile(
     r"(?:did|does|do|is|are|was|were|has|have|had|can|could|will|any|anything)\b"
     r"(?!\s+(?:both|all|it|that|this|them|the same|either)\s*\?)", re.I)
 _SEEKS_CONSENT = re.compile(
-    r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|let|should|shall|want|wanna|"
+    r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|let's|should|shall|want|wanna|"
     r"(?:would|'d|do) (?:you )?like|like (?:me|us|to|it|that|this)|prefer|rather|mind|"
-    r"ok|okay|fine|good|better|alright|all right|sure|happy|ready|work|works|sound|"
-    r"sounds|look|looks|agree|approve|proceed|go ahead|objections?|concerns?|problem|"
-    r"(?:do|did) you need|or)\b", re.I)
+    r"agree|approve|proceed|go ahead|objections?|concerns?|problem|(?:do|did) you need|or)\b",
+    re.I)
+_APPROVAL = re.compile(
+    r"\b(?:ok|okay|fine|good|alright|all right|sure|happy|ready|work|works|sound|sounds|"
+    r"look|looks)\b", re.I)
+"""Words that ask for approval ("Does this look good?", "Is Friday ok?"), unless the
+question asks what happened ("Did that work?", "Was the upload ok?")."""
+_HAPPENED = re.compile(r"^(?:\S+[,:]?\s+)?(?:did|was|were|has|have|had)\b", re.I)
 """Words of a question that ask for consent or a choice: the agent or the person as the
 one to act ("should I", "do we"), a wish ("want", "prefer", "do you need"), approval
 ("ok", "look good", "any objections"), alternatives ("the whole list or only …?")."""
@@ -252,15 +257,16 @@ def asks_only(ask: str) -> bool:
     the long version?" and "Does this look right?" offer something, and "Do both?"
     orders."""
     s = ask.strip(" \"'*_-`")
-    return s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
+    return (s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
+            and not (_APPROVAL.search(s) and not _HAPPENED.match(s)))
 
 
 def answers_only(previous: str) -> bool:
     """Whether the agent's last words (``previous``) end by asking only a question of fact,
-    status or clarification (``asks_only``), so a reply answers it rather than approving
-    or refusing anything."""
+    status or clarification (``asks_only``) or one that closes the exchange ("Anything
+    else?"), so a reply answers it rather than approving or refusing anything."""
     ask = last_ask(previous)
-    return bool(ask) and asks_only(ask)
+    return bool(ask) and (asks_only(ask) or bool(_CLOSING.search(ask)))
 
 
 def nothing_more(rest: str, ask: str) -> bool:

@@ -55,7 +55,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memtui.config import MaintenanceSettings
-from memtui.extract.asked import asks_only, last_ask, last_offer, nothing_more, pick
+from memtui.extract.asked import (
+    answers_only,
+    asks_only,
+    last_ask,
+    last_offer,
+    nothing_more,
+    pick,
+)
 from memtui.extract.candidates import (
     EpisodeCandidate,
     Extraction,
@@ -199,7 +206,8 @@ def _declined(lower: str, answering: str) -> str | None:
     or a judgement of worth (``_DECLINES``) of what the turn before offered or announced
     (``last_offer``), or keeping (``_KEEPS``) what it asked to change (``last_ask``)."""
     if _DECLINES.search(lower):
-        return last_offer(answering) or None
+        # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
+        return None if answers_only(answering) else last_offer(answering) or None
     if not _KEEPS.search(lower):
         return None
     ask = last_ask(answering)

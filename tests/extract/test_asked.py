@@ -110,6 +110,9 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Do both?", False),  # an order
     ("Is it for the whole list or only past clients?", False),  # a choice
     ("Do you need a lift to the station?", False),  # an offer
+    ("Did that work?", True),  # what happened, not approval
+    ("Does Friday work for you?", False),
+    ("Is anyone else home who could let you in?", True),
     ("Which one do you prefer?", False),  # not a yes/no question
     ("Restart it now", False),  # not a question
 ])

@@ -199,6 +199,8 @@ CLOSING = "Deleted the old branch. Anything else for today?"
     ("nope still broken", "Cleared the cache. Is it loading now?"),
     ("no, the Porto one", "Did you mean the Lisbon booking?"),
     ("no", "Any dietary restrictions for the caterer?"),
+    ("not yet, still shows yesterday", "Rerun done. Did the dashboards refresh for you?"),
+    ("not right now", "Hang in there. Anything else?"),
 ])
 def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
