@@ -228,6 +228,95 @@ def pick(text: str, previous: str) -> Pick | None:
     return None
 
 
+_CHOICE_LEAD = re.compile(
+    r"^.*?\b(?:should|shall|do you want|would you like|want|would you prefer|do you prefer|"
+    r"prefer|i can|i could|we can|we could)\b(?:\s+(?:i|we|me|us|it|they|them|the \w+))?"
+    r"(?:\s+to)?(?:\s+be)?\s+", re.I)
+_OF_FACT = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|could you|can you|"
+                      r"will you)\b(?!.*\b(?:want|like|prefer|should)\b)", re.I)
+_WHICH = re.compile(r"^(?:which|which one|which of (?:the|these|them)(?: two)?|"
+                    r"what do you think|thoughts|your call)\s*\?$", re.I)
+_REPLY_ASKS = re.compile(r"^(?:how|what|why|when|where|who|which|is|are|does|do|can|could|"
+                         r"would|will|not|no|don'?t|never)\b", re.I)
+_FUNCTION = frozenset(
+    "a an the and or to of in on for with at by from it its this that these those i me my "
+    "we our us you your he she they them his her their is are was were be been do does did "
+    "have has had will would can could should shall may might must just only also please "
+    "pls ok okay yes no not then so but if as about like want prefer rather one ones which "
+    "what now more less very really thanks thank per go let let's use".split())
+
+
+_AS_IS = re.compile(r"^(?:keep|leave|wait|hold|stay|skip|not|don'?t|no)\b", re.I)
+"""An alternative that keeps things as they are, which declines the other."""
+
+
+def alternatives(previous: str) -> tuple[str, str, str] | None:
+    """The two alternatives the agent's last question names, and the question: "Send it
+    now or on Monday morning?", "Should the picker be free text or a list?", "I can
+    change the generator or update the tests. Which one?". None where it names none, or
+    where the "or" only asks about a fact ("Is the hotel in Lisbon or Porto?")."""
+    parts = sentences(clean(previous))
+    if not parts:
+        return None
+    ask = parts[-1]
+    if _WHICH.match(ask.strip()) and len(parts) > 1:
+        ask = parts[-2].rstrip(".") + "?"
+    body = ask.strip().rstrip(" ?")
+    if not ask.rstrip().endswith("?") or " or " not in body or _OF_FACT.match(body):
+        return None
+    lead = _CHOICE_LEAD.match(body)
+    body = re.split(r"[:;]\s", body[lead.end():] if lead else body)[-1]
+    left, _, right = body.rpartition(" or ")
+    left = re.split(r",\s+", left)[-1] if " or " not in left else left
+    left, right = (re.sub(r"^be\s+", "", alt.strip(" ,")) for alt in (left, right))
+    return (left, right, shorten(ask, 140)) if left and right else None
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[^\W\d_]+|\d+", text.lower())
+            if w not in _FUNCTION and (len(w) >= 3 or w.isdigit())]
+
+
+def _same(a: str, b: str) -> bool:
+    """The same word, give or take an ending ("skip" / "skipped", "automatic" /
+    "automatically")."""
+    n = min(5, len(a), len(b))
+    return a == b or (n >= 4 and a[:n] == b[:n])
+
+
+def named(text: str, previous: str) -> Pick | None:
+    """A reply that opens by naming one of the two alternatives the agent's question named
+    (``alternatives``) and not the other: "Monday morning, if you please" to "Send it now
+    or on Monday morning?" chooses the second. "both" chooses both, "neither" refuses
+    them, and choosing to keep things as they are ("keep it as a draft", "wait for the
+    review") turns down the other. A reply that opens with a question or a "no" is left
+    to the phrase rules."""
+    if not previous or text.rstrip().endswith("?"):
+        return None
+    found = alternatives(previous)
+    if found is None:
+        return None
+    left, right, ask = found
+    first = re.split(r"[,.;!:()—–]|\s-\s", clean(text))[0].strip()
+    if not first or len(first.split()) > 8 or _REPLY_ASKS.match(first):
+        return None
+    said = _words(first)
+    if re.match(r"^(?:both|either)\b(?!\s+(?:not|no|are|is|bad|wrong))", first, re.I):
+        return Pick("decision", shorten(f"Chose both: {left}; {right}"), TERSE)
+    if re.match(r"^neither\b", first, re.I):
+        return Pick("rejected", shorten(f"Declined both: {left}; {right}"), TERSE)
+    own = [{w for w in _words(alt) if not any(_same(w, o) for o in _words(other))}
+           for alt, other in ((left, right), (right, left))]
+    hits = [alt for alt, words in zip((left, right), own, strict=True)
+            if any(_same(w, s) for w in words for s in said)]
+    if len(hits) != 1:
+        return None
+    other = right if hits[0] == left else left
+    if _AS_IS.match(hits[0]):  # "keep the old" to "Promote the new one or keep the old?"
+        return Pick("rejected", shorten(f"Declined: {other} ({hits[0]})"), TERSE)
+    return Pick("decision", shorten(f"Chose: {hits[0]} (over: {other})"), TERSE)
+
+
 def _prompt(previous: str, listed: dict[str, str]) -> str:
     """What the options answer: the last ask before the list (or anywhere, without one)."""
     if listed:

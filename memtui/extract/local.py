@@ -10,7 +10,9 @@ turns sentence by sentence and recognises:
   stored as context) and from **decisions** ("let's go with X", "we'll use X", a "yes"
   to a question, stored as decision). A bare choice among what the agent offered ("y"
   to "(y/n)", "2" or "b" to a list of options, "3 - use staging" to a permission
-  prompt) is read against the options (``asked.pick``).
+  prompt) is read against the options (``asked.pick``), and a reply that opens by
+  naming one of two alternatives the agent asked about ("Monday morning, please" to
+  "Send it now or on Monday morning?") as that choice (``asked.named``).
 - **task** (requests and problem reports), **context** (FYI, "we're using X"),
   **learning** ("always ...", "next time ...", a fix after a tool error),
   **discovery** ("it turns out ...", "the root cause is ...", the person's "that's why
@@ -60,6 +62,7 @@ from memtui.extract.asked import (
     asks_only,
     last_ask,
     last_offer,
+    named,
     nothing_more,
     pick,
 )
@@ -499,6 +502,7 @@ class LocalExtractor:
         ("2", "y", "3 - use staging") answers the options just offered (``asked.pick``)."""
         task_done = False
         picked = pick(pt.text, pt.previous_assistant) or pick(pt.text, pt.open_offer)
+        chose = named(pt.text, pt.previous_assistant) or named(pt.text, pt.open_offer)
         for i, s in enumerate(sentences(clean(pt.text)) or [clean(pt.text)]):
             fact = fact_in(_LEAD.sub("", s) or s, pt)
             if fact is None and ":" in s[:30]:
@@ -510,6 +514,9 @@ class LocalExtractor:
                 found, s = (picked.category, picked.summary, picked.confidence), clean(pt.text)
             else:
                 found = self._classify_user(_LEAD.sub("", s) or s, pt)
+                if chose is not None and i == 0 and (found is None or found[0] != "rejected"):
+                    # "Monday morning, if you please" to "Send it now or on Monday morning?"
+                    found, s = (chose.category, chose.summary, chose.confidence), clean(pt.text)
             if found is None:
                 continue
             category, summary, confidence = found

@@ -14,8 +14,10 @@ from memtui.extract.asked import (
     TERSE,
     TERSE_NO,
     OpenOffer,
+    alternatives,
     asks_only,
     last_offer,
+    named,
     options,
     pick,
 )
@@ -125,6 +127,60 @@ def test_a_bare_y_or_n_to_a_question_of_fact_picks_nothing() -> None:
     assert pick("y", "Did the alert clear?") is None
     # an explicit (y/n) prompt is always a choice
     assert pick("n", "Is the cache cleared? (y/n)").category == "rejected"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("previous, reply, category, chosen", [
+    ("Report ready. Send it now or on Monday morning?", "Monday morning, if you please",
+     "decision", "on Monday morning"),
+    ("Form done. Should the picker be free text or a list?", "a list, always the same 14",
+     "decision", "a list"),
+    ("I can change the generator or update the tests. Which one?",
+     "change the generator, some apps are picky", "decision", "change the generator"),
+    ("Should invalid rows stop the import, or be skipped and reported?",
+     "Skip and report, please.", "decision", "skipped and reported"),
+    ("Hindi or English?", "both please", "decision", "Hindi; English"),
+    ("Enrol her in the intensive or the regular course?", "neither, we're away", "rejected",
+     "the intensive"),
+    # keeping things as they are turns the other down
+    ("Promote the new model or keep the old one?", "keep old", "rejected", "Promote"),
+    ("Should I send it now, or keep it as a draft?", "keep it as a draft", "rejected",
+     "send it now"),
+])
+def test_a_reply_naming_one_of_two_alternatives_chooses_it(
+        previous: str, reply: str, category: str, chosen: str) -> None:
+    got = named(reply, previous)
+    assert got is not None and got.category == category and chosen in got.summary
+
+
+@pytest.mark.parametrize("previous, reply", [
+    ("Is the hotel in Lisbon or Porto?", "Porto"),  # a question of fact
+    ("Could you check with the neighbours or a safe place?", "I checked, nothing there"),
+    ("Median imputation or multiple imputation with mice?", "how long does mice take"),
+    ("Debezium on our cluster, or Fivetran's connector. Which one?", "both not good"),
+    ("Send it now or on Monday morning?", "whatever you think is best"),  # names neither
+    ("Send it now or on Monday morning?", "no, not at all, the client cancelled"),
+    ("Done. The tests pass.", "Monday morning"),  # nothing was asked
+])
+def test_a_reply_that_names_no_single_alternative_chooses_nothing(
+        previous: str, reply: str) -> None:
+    assert named(reply, previous) is None
+
+
+def test_the_alternatives_are_read_without_the_question_around_them() -> None:
+    assert alternatives("Should I publish it to the wiki now or wait for your review?") == (
+        "publish it to the wiki now", "wait for your review",
+        "Should I publish it to the wiki now or wait for your review?")
+    assert alternatives("Options: A or B.") is None  # not a question
+
+
+def test_the_extractor_files_a_named_choice_but_keeps_the_rules_refusal() -> None:
+    ask = turn("a1", "assistant", "Should I transfer the domain too, or only the DNS hosting?")
+    out = LocalExtractor().extract(prepared(ask, turn("u1", "user", "only the hosting please")))
+    assert [(s.category, s.summary, s.answers_entry) for s in out.state] == [
+        ("decision", "Chose: only the DNS hosting (over: transfer the domain too)", "a1")]
+    out = LocalExtractor().extract(prepared(ask, turn(
+        "u2", "user", "only the hosting for now, let's not open that can of worms")))
+    assert [s.category for s in out.state] == ["rejected"]
 
 
 def test_what_is_not_a_bare_choice_is_left_to_the_rules() -> None:

@@ -107,7 +107,6 @@ def test_keeping_what_an_offer_would_change_refuses_it(text: str, previous: str)
 
 @pytest.mark.parametrize("text, previous", [
     ("keep it, nobody reads that far anyway", "I'd close with a quote. Keep it?"),  # asked
-    ("keep it as a draft", "Should I send it now, or keep it as a draft?"),
     ("keep going", "Tests pass. Shall I do the next module?"),
     ("keep me posted", "Should I watch the queue overnight?"),
     ("keep up the good work", "Tests pass. Shall I do the next module?"),
