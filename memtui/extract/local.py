@@ -140,6 +140,7 @@ _DECLINES = _rx(
     r"(?:too (?:much|many|slow|expensive|risky|noisy|early|big|long|complex|complicated|heavy|"
     r"pricey|aggressive|soon)|overkill|scope creep|not worth it|not needed|unnecessary|"
     r"not necessary)\b"
+    r"|^neither\b(?! of\b| \w+ nor\b)"  # "neither tbh, both look like a waiting room"
     r"|^(?:then |so )?(?!(?:i|we|you|he|she) )(?:the |our |my )?[\w.-]+(?: [\w.-]+)? stays?\b"
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
@@ -172,6 +173,18 @@ _CHANGES = _rx(
 the non-held-out corpus, 32 of 35 "keep/leave X" replies to such a question refuse it)."""
 
 # An order not to: clear when it opens the sentence, ambiguous inside an instruction.
+# The person taking back a plan, theirs or the agent's, after it was agreed or begun
+# ("actually, hold off on all of it", "wait, don't book yet", "ok, forget the 14:00 call").
+_REVERSES = _rx(
+    r"^(?:(?:actually|wait|hold on|hang on|on second thoughts?|scratch that|"
+    r"change of plans?|never ?mind|nvm)\b[\s,.!:;—-]*)+"
+    r"(?:(?:no|sorry|hmm|ok)\b[\s,.!:;—-]*)*(?:about [^:,]{1,30}[:,]\s*)?"
+    rf"(?:please\s+|pls\s+|let{_APOS}s\s+|just\s+)?"
+    r"(?:forget|scrap|drop|skip|cancel|hold(?:\s+off)?|undo|revert|call off|kill|ditch|bin|"
+    rf"shelve|abandon|pause|stop|hang on|hold on|no need|leave|"
+    rf"{DONT}(?!\s+(?:forget|worry|mind)))\b"
+    r"|^forget (?:it|that|this|the|about|what|my|our|i)\b"
+)
 _REJECT_ORDER = _rx(
     rf"\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
     r"|\b(?:revert|undo|roll back) (?:that|this|it|those|these|the change|your change)\b"
@@ -223,6 +236,8 @@ def rejection_confidence(s: str) -> float | None:
     """How sure a sentence (lead words already dropped) is a rejection; None: it is not."""
     lower = s.lower()
     n_words = len(s.split())
+    if _REVERSES.search(lower):
+        return CLEAR if n_words >= 3 else NO_BUT
     if _PROHIBIT_START.search(lower):
         return CLEAR if n_words >= 3 else AMBIGUOUS
     if _REJECT_WILL.search(lower):

@@ -216,6 +216,7 @@ def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     ("no", "Is it ok to restart the worker now?"),
     ("no", "Does this look right to you?"),
     ("nope", "Do you want the long version too?"),
+    ("neither tbh, both look like a waiting room", "The grey sofa or the green one. Which?"),
 ])
 def test_a_no_that_still_refuses(text: str, previous: str) -> None:
     assert categories(text, previous=previous)[:1] == ["rejected"]
@@ -448,6 +449,29 @@ def test_helpers() -> None:
 def rejections(text: str, previous: str = "") -> list[tuple[str, float]]:
     out = LocalExtractor().extract([turn(text, previous=previous)])
     return [(s.summary, s.confidence) for s in out.state if s.category == "rejected"]
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("actually hold off on all of it, the mobile team still hits those endpoints",
+     "I'll rewrite them as route handlers next."),
+    ("wait, don't book yet, I need to ask Dan first", "I'll book them for the 28th."),
+    ("Actually, scrap the sponsor page. The wine shop hasn't paid yet", "Reminder set."),
+    ("ok, forget the 14:00 call, I'll ring her myself", "All 12 shops use the same bags."),
+    ("oh wait, about the venue: forget confirming, the date clashes", "ok good to know"),
+])
+def test_taking_back_a_plan_refuses_it(text: str, previous: str) -> None:
+    [(_, confidence)] = rejections(text, previous=previous)
+    assert confidence == 0.9
+
+
+@pytest.mark.parametrize("text", [
+    "wait, don't forget to cc Ana",
+    "actually, leaving now, back at 3",
+    "hold on, what does the second graph show?",
+    "actually the 14th works better",
+])
+def test_a_wait_or_actually_that_takes_nothing_back(text: str) -> None:
+    assert "rejected" not in categories(text, previous="I'll book them for the 28th.")
 
 
 def test_a_rejection_keeps_what_was_rejected() -> None:
