@@ -66,19 +66,19 @@ _ASKS_ONLY = re.compile(
     r"(?:did|does|do|is|are|was|were|has|have|had|can|could|will|any|anything)\b"
     r"(?!\s+(?:both|all|it|that|this|them|the same|either)\s*\?)", re.I)
 _SEEKS_CONSENT = re.compile(
-    r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|let's|should|shall|want|wanna|"
+    r"\b(?:let's|should|shall|want|wanna|"
     r"(?:would|'d|do) (?:you )?like|like (?:me|us|to|it|that|this)|prefer|rather|mind|"
     r"agree|approve|proceed|go ahead|objections?|concerns?|problem|(?:do|did) you need|or)\b",
     re.I)
 _APPROVAL = re.compile(
-    r"\b(?:ok|okay|fine|good|alright|all right|sure|happy|ready|work|works|sound|sounds|"
-    r"look|looks)\b", re.I)
-"""Words that ask for approval ("Does this look good?", "Is Friday ok?"), unless the
-question asks what happened ("Did that work?", "Was the upload ok?")."""
+    r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|ok|okay|fine|good|alright|"
+    r"all right|sure|happy|ready|work|works|sound|sounds|look|looks)\b", re.I)
+"""Words that make a question ask for approval ("Does this look good?", "Is Friday ok?",
+"Can I restart it?", "Do we ship today?"), unless it asks what happened ("Did that
+work?", "Did you send us the note?")."""
 _HAPPENED = re.compile(r"^(?:\S+[,:]?\s+)?(?:did|was|were|has|have|had)\b", re.I)
-"""Words of a question that ask for consent or a choice: the agent or the person as the
-one to act ("should I", "do we"), a wish ("want", "prefer", "do you need"), approval
-("ok", "look good", "any objections"), alternatives ("the whole list or only …?")."""
+"""Words of a question that ask for consent or a choice: "should", a wish ("want",
+"prefer", "do you need"), "any objections", alternatives ("the whole list or only …?")."""
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""

@@ -115,6 +115,9 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Did that work?", True),  # what happened, not approval
     ("Does Friday work for you?", False),
     ("Is anyone else home who could let you in?", True),
+    ("Did you send us the doctor's note?", True),  # "us" as what happened, not who acts
+    ("Can I restart it now?", False),
+    ("Do we ship today?", False),
     ("Which one do you prefer?", False),  # not a yes/no question
     ("Restart it now", False),  # not a question
 ])
