@@ -238,6 +238,9 @@ _WHICH = re.compile(r"^(?:which|which one|which of (?:the|these|them)(?: two)?|"
                     r"what do you think|thoughts|your call)\s*\?$", re.I)
 _REPLY_ASKS = re.compile(r"^(?:how|what|why|when|where|who|which|is|are|does|do|can|could|"
                          r"would|will|not|no|don'?t|never)\b", re.I)
+_STATES = re.compile(r"\b(?:is|are|was|were|not|never|no)\b|'s\b|n't\b", re.I)
+"""A first clause that says something about an alternative ("attrs is banned here", "web
+we do not split") rather than picking it."""
 _FUNCTION = frozenset(
     "a an the and or to of in on for with at by from it its this that these those i me my "
     "we our us you your he she they them his her their is are was were be been do does did "
@@ -298,7 +301,7 @@ def named(text: str, previous: str) -> Pick | None:
         return None
     left, right, ask = found
     first = re.split(r"[,.;!:()—–]|\s-\s", clean(text))[0].strip()
-    if not first or len(first.split()) > 8 or _REPLY_ASKS.match(first):
+    if not first or len(first.split()) > 8 or _REPLY_ASKS.match(first) or _STATES.search(first):
         return None
     said = _words(first)
     if re.match(r"^(?:both|either)\b(?!\s+(?:not|no|are|is|bad|wrong))", first, re.I):

@@ -161,6 +161,8 @@ def test_a_reply_naming_one_of_two_alternatives_chooses_it(
     ("Median imputation or multiple imputation with mice?", "how long does mice take"),
     ("Debezium on our cluster, or Fivetran's connector. Which one?", "both not good"),
     ("Send it now or on Monday morning?", "whatever you think is best"),  # names neither
+    ("Should I use dataclasses or attrs?", "attrs is banned here"),  # about it, no pick
+    ("Debezium or Fivetran?", "fivetran's too expensive for us"),
     ("Send it now or on Monday morning?", "no, not at all, the client cancelled"),
     ("Done. The tests pass.", "Monday morning"),  # nothing was asked
 ])
