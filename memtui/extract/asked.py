@@ -63,13 +63,13 @@ _NOTHING_MORE = re.compile(
 polite refusal of an offer)."""
 _ASKS_ONLY = re.compile(
     r"^(?:(?:and|also|so|btw|by the way|oh|one more|quick question|quick check)[,:]?\s+)?"
-    r"(?:did|does|do|is|are|was|were|has|have|had|can|could|will|any|anything)\b"
+    r"(?:did|does|do|is|are|was|were|has|have|had|(?:can|could|will) you|any|anything)\b"
     r"(?!\s+(?:both|all|it|that|this|them|the same|either)\s*\?)", re.I)
 _SEEKS_CONSENT = re.compile(
     r"\b(?:let's|should|shall|want|wanna|"
     r"(?:would|'d|do) (?:you )?like|like (?:me|us|to|it|that|this)|prefer|rather|mind|"
-    r"agree|approve|proceed|go ahead|objections?|concerns?|problem|(?:do|did) you need|or)\b",
-    re.I)
+    r"agree|approve|proceed|go ahead|objections?|concerns?|problem|need|needed|necessary|"
+    r"safe|worth|acceptable|confirm|final|the right|make sense|or)\b", re.I)
 _APPROVAL = re.compile(
     r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|ok|okay|fine|good|alright|"
     r"all right|sure|happy|ready|work|works|sound|sounds|look|looks)\b", re.I)
@@ -78,7 +78,8 @@ _APPROVAL = re.compile(
 work?", "Did you send us the note?")."""
 _HAPPENED = re.compile(r"^(?:\S+[,:]?\s+)?(?:did|was|were|has|have|had)\b", re.I)
 """Words of a question that ask for consent or a choice: "should", a wish ("want",
-"prefer", "do you need"), "any objections", alternatives ("the whole list or only …?")."""
+"prefer", "need"), whether it is safe, worth it or the right way, "any objections",
+alternatives ("the whole list or only …?")."""
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""
@@ -235,6 +236,7 @@ _CHOICE_LEAD = re.compile(
 _OF_FACT = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|could you|can you|"
                       r"will you)\b(?!.*\b(?:want|like|prefer|should)\b)", re.I)
 _WHICH = re.compile(r"^(?:which|which one|which of (?:the|these|them)(?: two)?|"
+                    r"which (?:one )?(?:do|would) you (?:want|prefer|like|pick|choose)|"
                     r"what do you think|thoughts|your call)\s*\?$", re.I)
 _REPLY_ASKS = re.compile(r"^(?:how|what|why|when|where|who|which|is|are|does|do|can|could|"
                          r"would|will|not|no|don'?t|never)\b", re.I)
@@ -249,7 +251,8 @@ _FUNCTION = frozenset(
     "what now more less very really thanks thank per go let let's use".split())
 
 
-_AS_IS = re.compile(r"^(?:keep|leave|wait|hold|stay|skip|not|don'?t|no)\b", re.I)
+_AS_IS = re.compile(r"^(?:keep(?!\s+\w+ing\b)|leave|wait|hold|stay|skip|not|don'?t|no)\b",
+                    re.I)
 """An alternative that keeps things as they are, which declines the other."""
 
 
@@ -265,13 +268,17 @@ def alternatives(previous: str) -> tuple[str, str, str] | None:
     if _WHICH.match(ask.strip()) and len(parts) > 1:
         ask = parts[-2].rstrip(".") + "?"
     body = ask.strip().rstrip(" ?")
-    if not ask.rstrip().endswith("?") or " or " not in body or _OF_FACT.match(body):
+    if (not ask.rstrip().endswith("?") or body.count(" or ") != 1 or len(body) > 300
+            or _OF_FACT.match(body)):
         return None
     lead = _CHOICE_LEAD.match(body)
     body = re.split(r"[:;]\s", body[lead.end():] if lead else body)[-1]
     left, _, right = body.rpartition(" or ")
     left = re.split(r",\s+", left)[-1] if " or " not in left else left
-    left, right = (re.sub(r"^be\s+", "", alt.strip(" ,")) for alt in (left, right))
+    left, right = (re.sub(r"^(?:be|would)\s+", "", alt.strip(" ,"), flags=re.I)
+                   for alt in (left, right))
+    right = re.sub(r"\s+(?:be |work |fit |sound )?(?:better|best|preferable)$", "", right,
+                   flags=re.I)
     return (left, right, shorten(ask, 140)) if left and right else None
 
 
@@ -300,21 +307,33 @@ def named(text: str, previous: str) -> Pick | None:
     if found is None:
         return None
     left, right, ask = found
-    first = re.split(r"[,.;!:()—–]|\s-\s", clean(text))[0].strip()
+    clauses = [c.strip() for c in re.split(r"[,.;!:()—–]|\s-\s", clean(text))]
+    first = clauses[0]
     if not first or len(first.split()) > 8 or _REPLY_ASKS.match(first) or _STATES.search(first):
         return None
-    said = _words(first)
-    if re.match(r"^(?:both|either)\b(?!\s+(?:not|no|are|is|bad|wrong))", first, re.I):
+    if re.match(r"^both(?:\s+(?:please|pls|of them|thanks))*$", first, re.I):
         return Pick("decision", shorten(f"Chose both: {left}; {right}"), TERSE)
-    if re.match(r"^neither\b", first, re.I):
+    if re.match(r"^neither\b(?!\s+(?:do|did|am|can|have|will|would|is|are|was)\b)", first,
+                re.I):
         return Pick("rejected", shorten(f"Declined both: {left}; {right}"), TERSE)
     own = [{w for w in _words(alt) if not any(_same(w, o) for o in _words(other))}
            for alt, other in ((left, right), (right, left))]
-    hits = [alt for alt, words in zip((left, right), own, strict=True)
-            if any(_same(w, s) for w in words for s in said)]
+
+    def names(clause: str) -> list[str]:
+        said = _words(clause)
+        return [alt for alt, words in zip((left, right), own, strict=True)
+                if any(_same(w, w2) for w in words for w2 in said)]
+
+    hits = names(first)
     if len(hits) != 1:
         return None
     other = right if hits[0] == left else left
+    # "logging sucks here, metrics": a later clause that names the other one picks it, and
+    # a first clause saying more than the alternative judges it rather than picks it
+    unnamed = [w for w in _words(first) if not any(_same(w, a) for a in _words(hits[0]))]
+    if len(unnamed) > 2 or any(names(c) == [other] and not _STATES.search(c)
+                               for c in clauses[1:]):
+        return None  # ("card. never transfers": a later "never" confirms the pick)
     if _AS_IS.match(hits[0]):  # "keep the old" to "Promote the new one or keep the old?"
         return Pick("rejected", shorten(f"Declined: {other} ({hits[0]})"), TERSE)
     return Pick("decision", shorten(f"Chose: {hits[0]} (over: {other})"), TERSE)

@@ -140,7 +140,6 @@ _DECLINES = _rx(
     r"(?:too (?:much|many|slow|expensive|risky|noisy|early|big|long|complex|complicated|heavy|"
     r"pricey|aggressive|soon)|overkill|scope creep|not worth it|not needed|unnecessary|"
     r"not necessary)\b"
-    r"|^neither\b(?! of\b| \w+ nor\b)"  # "neither tbh, both look like a waiting room"
     r"|^(?:then |so )?(?!(?:i|we|you|he|she) )(?:the |our |my )?[\w.-]+(?: [\w.-]+)? stays?\b"
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
@@ -180,9 +179,12 @@ _REVERSES = _rx(
     r"change of plans?|never ?mind|nvm)\b[\s,.!:;—-]*)+"
     r"(?:(?:no|sorry|hmm|ok)\b[\s,.!:;—-]*)*(?:about [^:,]{1,30}[:,]\s*)?"
     rf"(?:please\s+|pls\s+|let{_APOS}s\s+|just\s+)?"
-    r"(?:forget|scrap|drop|skip|cancel|hold(?:\s+off)?|undo|revert|call off|kill|ditch|bin|"
-    rf"shelve|abandon|pause|stop|hang on|hold on|no need|leave|"
-    rf"{DONT}(?!\s+(?:forget|worry|mind)))\b"
+    r"(?:(?:forget|scrap|hold(?:\s+off)?|undo|revert|call off|ditch|shelve|abandon|hang on|"
+    r"hold on|no need)\b"
+    r"|(?:drop|skip|cancel|kill|stop|pause|bin)\b(?:\s*(?:[,.!;]|$)|\s+(?:it|that|this|them|all|"
+    r"everything)\b|(?!.*\b(?:first|then|before|after|once)\b))"
+    r"|leave\b(?!\s+(?:a|an|some|me|us|him|her|notes?|comments?|feedback|reviews?|messages?)\b)"
+    rf"|{DONT}\b(?!\s+(?:forget|worry|mind|you|we)\b))"
     r"|^forget (?:it|that|this|the|about|what|my|our|i)\b"
 )
 _REJECT_ORDER = _rx(
@@ -529,7 +531,8 @@ class LocalExtractor:
                 found, s = (picked.category, picked.summary, picked.confidence), clean(pt.text)
             else:
                 found = self._classify_user(_LEAD.sub("", s) or s, pt)
-                if chose is not None and i == 0 and (found is None or found[0] != "rejected"):
+                if chose is not None and i == 0 and (found is None or found[0] in (
+                        "decision", "task") or len(s.split()) <= 3):
                     # "Monday morning, if you please" to "Send it now or on Monday morning?"
                     found, s = (chose.category, chose.summary, chose.confidence), clean(pt.text)
             if found is None:
@@ -565,10 +568,12 @@ class LocalExtractor:
             rest = s[m.end():].lstrip(" ,.!:;-—")
             ask = last_ask(pt.answering)
             inner = rejection_confidence(rest)
-            if inner is None and (nothing_more(rest, ask) or asks_only(ask)):
-                # "nope, that's it" to "Anything else?", "no, still the same 500" to "Did
-                # that fix it?": an answer, which refuses nothing
-                return None
+            if inner is None and nothing_more(rest, ask):
+                return None  # "nope, that's it" to "Anything else?" refuses nothing
+            if inner is None and asks_only(ask):
+                # "no, still the same 500" to "Did that fix it?" answers it; what follows
+                # the no ("no, undo all of it") is read on its own
+                return self._classify_user(capital(rest), pt) if rest else None
             bare = s[m.end():m.end() + 1] in ("", ",", ".", "!", ":", ";", " ") and (
                 not rest or s[m.end():].lstrip()[:1] in ("", ",", ".", "!", ":", ";", "-", "—"))
             if not bare:

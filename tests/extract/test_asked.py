@@ -105,7 +105,12 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Does this look right?", False),
     ("Any objections to restarting at 6?", False),
     ("Do we still need the old view?", False),
-    ("Is the old view still needed?", True),  # "no" states a fact; dropping it is asked next
+    ("Is the old view still needed?", False),  # whether it may go
+    ("Can the old endpoint be removed now?", False),  # permission, not a fact
+    ("Is it safe to deploy now?", False),
+    ("Can you confirm the deletion of the 14 stale branches?", False),
+    ("Is this the right approach?", False),
+    ("Is a rewrite really necessary here?", False),
     ("Can you log in now?", True),
     ("By the way, is backup-s3 still used?", True),
     ("Is the depot closing for winter like last year?", True),
@@ -146,6 +151,9 @@ def test_a_bare_y_or_n_to_a_question_of_fact_picks_nothing() -> None:
      "the intensive"),
     # keeping things as they are turns the other down
     ("Promote the new model or keep the old one?", "keep old", "rejected", "Promote"),
+    ("Should I keep going or stop here?", "keep going", "decision", "keep going"),
+    ("Would Redis or Memcached be better?", "redis", "decision", "Chose: Redis (over: Memcached)"),
+    ("Card or bank transfer?", "card. never transfers to contractors", "decision", "Chose: Card"),
     ("Should I send it now, or keep it as a draft?", "keep it as a draft", "rejected",
      "send it now"),
 ])
@@ -163,6 +171,14 @@ def test_a_reply_naming_one_of_two_alternatives_chooses_it(
     ("Send it now or on Monday morning?", "whatever you think is best"),  # names neither
     ("Should I use dataclasses or attrs?", "attrs is banned here"),  # about it, no pick
     ("Debezium or Fivetran?", "fivetran's too expensive for us"),
+    ("Should I add logging or metrics first?", "logging sucks here, metrics"),  # picks later
+    ("Should I pin the version or use latest?", "latest broke prod last time, pin it"),
+    ("Should I deploy now or wait for the review?", "both suck tbh"),
+    ("Should I fix the failing test or the generator first?",
+     "the generator crashes on empty input btw, can you add a guard"),
+    ("Should I keep the retry logic or replace it with the helper, which retries or fails?",
+     "keep the retry logic"),  # two "or"s: no two alternatives to tell apart
+    ("Are you on macOS or Windows?", "neither, ubuntu 22.04"),  # a question of fact
     ("Send it now or on Monday morning?", "no, not at all, the client cancelled"),
     ("Done. The tests pass.", "Monday morning"),  # nothing was asked
 ])

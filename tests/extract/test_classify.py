@@ -63,8 +63,13 @@ def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
         "Ship the Hugo site on Friday")
     assert proposal("Here are the numbers.") == ""
     # questions that order nothing
-    for asked in ("Done. Sounds good?", "Good to go?", "Any news?", "Thoughts?", "Friday?"):
+    for asked in ("Done. Sounds good?", "Good to go?", "Any news?", "Thoughts?", "Friday?",
+                  "Problem solved?", "Deployed to staging?", "Monday or Tuesday?",
+                  "Pretty clean, right?"):
         assert proposal(asked) == "", asked
+    # the question is named before a plan announced after it
+    assert proposal("Should I bump the version to 2.0? I'll wait for your go-ahead.") == (
+        "bump the version to 2.0")
 
 
 @pytest.mark.parametrize(("verb", "want"), [("stop", "stopping"), ("make", "making"),

@@ -200,6 +200,7 @@ CLOSING = "Deleted the old branch. Anything else for today?"
     ("no", "Any dietary restrictions for the caterer?"),
     ("not yet, still shows yesterday", "Rerun done. Did the dashboards refresh for you?"),
     ("not right now", "Hang in there. Anything else?"),
+    ("neither, ubuntu 22.04", "Are you on macOS or Windows?"),
 ])
 def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
@@ -469,9 +470,22 @@ def test_taking_back_a_plan_refuses_it(text: str, previous: str) -> None:
     "actually, leaving now, back at 3",
     "hold on, what does the second graph show?",
     "actually the 14th works better",
+    "actually, kill the process on port 3000 first",  # a step, not a plan taken back
+    "wait, drop the test table first and then run it",
+    "actually, leave a comment there explaining why",
+    "wait, stop the watcher before you commit",
+    "wait, don't you need to run migrations first",
 ])
 def test_a_wait_or_actually_that_takes_nothing_back(text: str) -> None:
     assert "rejected" not in categories(text, previous="I'll book them for the 28th.")
+
+
+def test_what_follows_a_no_to_a_question_of_fact_is_read_on_its_own() -> None:
+    """"no, revert that" to "Did that fix it?" answers the question and refuses the work:
+    the no is an answer, the rest a reading of its own."""
+    assert categories("no, revert that and go back to v1",
+                      previous="Patched it. Did that fix it?")[:1] == ["rejected"]
+    assert categories("no, still the same 500", previous="Patched it. Did that fix it?") == []
 
 
 def test_a_rejection_keeps_what_was_rejected() -> None:

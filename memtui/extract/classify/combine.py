@@ -77,7 +77,7 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     if rule == "rejected":
         vetoing = VETOING if replying else VETOING - {"correction"}
         if verdict.rejected < t["veto"] and verdict.label in vetoing:
-            if decides:
+            if decides and not answer:
                 return Outcome("decision", verdict.decision, "classifier")
             return Outcome(None, 1.0 - verdict.rejected, "classifier")
         agree = verdict.rejected >= 0.5

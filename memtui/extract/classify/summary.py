@@ -37,7 +37,8 @@ _NOT_A_VERB = frozenset((
     "his her there here all both either neither not or and but so ok okay also then sure "
     "right really just still same one two yes no good fine great cool ready happy better "
     "worth clear sound look thoughts questions ideas objections everything nothing "
-    "something else more less other another same next last first same").split())
+    "something else more less other another same next last first pretty too very quite "
+    "still maybe problem monday tuesday wednesday thursday friday saturday sunday").split())
 """Words a question opens with that are not a verb: "Ship it Friday?" orders, "Good to
 go?" and "Any news?" do not."""
 _TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
@@ -56,9 +57,10 @@ def proposal(previous: str) -> str:
     if not previous:
         return ""
     parts = sentences(clean(previous))
-    for i in range(len(parts) - 1, -1, -1):
-        if not (ASKING.search(parts[i]) or _INTENT.match(parts[i].strip())):
-            continue
+    # what the agent asks about first; only without a question, what it announced
+    asking = [i for i in range(len(parts)) if ASKING.search(parts[i])]
+    intents = [i for i in range(len(parts)) if _INTENT.match(parts[i].strip())]
+    for i in reversed(asking or intents):
         candidates = [parts[i]] + ([parts[i - 1]] if i and len(parts[i].split()) <= 3 else [])
         for ask in (c.strip(" *_`") for c in candidates):
             m = _ASK_LEAD.match(ask)
@@ -77,12 +79,14 @@ def _ordered(ask: str) -> bool:
     """Whether a question is an order with a question mark, as permission prompts are
     ("Ship the Hugo site on Friday?", "Merge PR #92?"): it opens with a verb, as far as
     a word that is no question word, pronoun or article, and no third-person verb
-    ("Sounds good?"), can tell, and that asks nobody ("Given that, should I …?")."""
+    ("Sounds good?", "Deployed to staging?", "Working now?"), can tell, of three words at
+    least, that asks nobody ("Given that, should I …?") and offers no alternative ("Monday
+    or Tuesday?")."""
     words = ask.split()
     first = words[0].lower() if words else ""
-    return (ask.endswith("?") and len(words) >= 2 and first.isalpha()
-            and first not in _NOT_A_VERB and not re.search(r"[^su]s$", first)
-            and not re.search(r"\b(?:i|you|we)\b", ask, re.I))  # "Given that, should I …?"
+    return (ask.endswith("?") and len(words) >= 3 and first.isalpha()
+            and first not in _NOT_A_VERB and not re.search(r"[^su]s$|ed$|ing$|ly$", first)
+            and not re.search(r"\b(?:i|you|we|or)\b|,\s*right\?$", ask, re.I))
 
 
 def gerund(verb: str) -> str:
