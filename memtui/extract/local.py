@@ -100,11 +100,17 @@ DONT = rf"(?:don{_APOS}t|do not|dont)"
 # Rejections. Order matters only for the summary; any hit makes the sentence a rejection.
 _NO_START = _rx(
     r"^(?:no|nope|nah|nay|negative)\b(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
-    r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|"
+    r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|objections?|concerns?|"
     r"need to (?:worry|rush|hurry|stress|apologi[sz]e)|wonder|matter|one|way\b(?!\s*[.!])|"
     # conceding: "no, you're right, it's the 14th"
     rf"(?:you{_APOS}re|you are|that{_APOS}s|it{_APOS}s) (?:right|correct|true)\b))"
 )
+_OBJECTS = _rx(r"\bany (?:objections?|concerns?)\b|\b(?:do|would) you mind\b"
+               r"|\b(?:is|would) (?:that|this|it) (?:be )?a problem\b")
+"""A question whether the person objects: a "no" to it approves ("Any objections to
+restarting at 6?" — "nope")."""
+_NO_OBJECTION = _rx(r"^(?:no|nope|nah|not at all|none|no objections?|no concerns?|"
+                    r"not really)\b(?![\s,]*(?:wait|stop|don))")
 _PROHIBIT_START = _rx(
     rf"^(?:please\s+|pls\s+|and\s+|but\s+|just\s+|so\s+)?(?:{DONT}|never|stop|quit|avoid|"
     r"no more|cease|refrain from)\b(?!\s+(?:worry|know|mind|hesitate|forget|ask|mention|"
@@ -560,6 +566,10 @@ class LocalExtractor:
 
     def _classify_user(self, s: str, pt: PreparedTurn) -> tuple[str, str, float] | None:
         lower = s.lower()
+        ask = last_ask(pt.answering)
+        if ask and _OBJECTS.search(ask) and _NO_OBJECTION.search(lower) and not (
+                s.rstrip().endswith("?")):
+            return "decision", f"Approved: {ask}", 0.75  # "nope" to "Any objections?"
         question = s.rstrip().endswith("?") or bool(_WH_ASK.search(lower.rstrip(" .!")))
         m = _NO_START.search(lower)
         if m:

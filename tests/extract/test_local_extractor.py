@@ -480,6 +480,16 @@ def test_a_wait_or_actually_that_takes_nothing_back(text: str) -> None:
     assert "rejected" not in categories(text, previous="I'll book them for the 28th.")
 
 
+@pytest.mark.parametrize("text, previous", [
+    ("nope", "I'll restart the pod at 18:00. Any objections?"),
+    ("no, go ahead", "Do you mind if I rebase the branch?"),
+    ("not at all", "Would you mind if I moved the call to Friday?"),
+    ("no objections from me", "Plan: archive the 2019 folders tonight. Any objections?"),
+])
+def test_a_no_to_any_objections_approves(text: str, previous: str) -> None:
+    assert categories(text, previous=previous)[:1] == ["decision"]
+
+
 def test_what_follows_a_no_to_a_question_of_fact_is_read_on_its_own() -> None:
     """"no, revert that" to "Did that fix it?" answers the question and refuses the work:
     the no is an answer, the rest a reading of its own."""
