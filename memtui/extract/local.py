@@ -99,7 +99,10 @@ DONT = rf"(?:don{_APOS}t|do not|dont)"
 
 # Rejections. Order matters only for the summary; any hit makes the sentence a rejection.
 _NO_START = _rx(
-    r"^(?:no|nope|nah|nay|negative)\b(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
+    # and the no of the people who write English as a second language: "nein, Montag",
+    # "não, sizing goes in the table", "nee, too expensive" (not "non-blocking")
+    r"^(?:no|nope|nah|nay|negative|non|nein|nee|não|nao|nie|nej|όχι|hayır|hayir)\b(?!-)"
+    r"(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
     r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|objections?|concerns?|"
     r"need to (?:worry|rush|hurry|stress|apologi[sz]e)|wonder|matter|one|way\b(?!\s*[.!])|"
     # conceding: "no, you're right, it's the 14th"

@@ -201,6 +201,7 @@ CLOSING = "Deleted the old branch. Anything else for today?"
     ("not yet, still shows yesterday", "Rerun done. Did the dashboards refresh for you?"),
     ("not right now", "Hang in there. Anything else?"),
     ("neither, ubuntu 22.04", "Are you on macOS or Windows?"),
+    ("non-blocking is fine", "Should the upload block the UI?"),
 ])
 def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
@@ -218,6 +219,8 @@ def test_a_no_that_refuses_nothing(text: str, previous: str) -> None:
     ("no", "Does this look right to you?"),
     ("nope", "Do you want the long version too?"),
     ("neither tbh, both look like a waiting room", "The grey sofa or the green one. Which?"),
+    ("nein, Montag. nobody is on call this weekend", "Shall I switch the app tonight?"),
+    ("não, sizing goes in the separate table", "Should I add sizing notes to each item?"),
 ])
 def test_a_no_that_still_refuses(text: str, previous: str) -> None:
     assert categories(text, previous=previous)[:1] == ["rejected"]
