@@ -159,7 +159,8 @@ _KEEPS_NOTHING = (r" (?:me|us|you) (?:posted|updated|informed|in the loop)|"
 """After "keep": asking for news ("keep me posted") or cheering the work on ("keep it
 up", "keep going"), which keep nothing: neither a standing rule nor a refusal."""
 _KEEPS = _rx(
-    r"^(?:(?:please|actually|just)\W+){0,2}(?:keep|leave)\b"
+    r"^(?:(?:please|actually|just|i'?d|we'?ll|let'?s|then|no)\W+){0,2}"
+    r"(?:keep|leave|stay with|stick (?:with|to))\b"
     rf"(?!{_KEEPS_NOTHING}| an eye\b| in (?:mind|touch)\b| a (?:note|comment|review|message)\b"
     r"| (?:it|them|this|these|those|things|everything) (?:short|simple|brief|concise|tight|"
     r"small|light|lean|casual|formal|friendly|polite|neutral|clean|minimal|under|below|"

@@ -99,6 +99,8 @@ def test_a_deferral_of_an_announced_plan_refuses_it() -> None:
     ("leave it, comms handles twitter", "Should I reply to the angry tweet?"),
     ("keep headspace, I only paused it. audible can go", "Audible and Headspace. Cancel both?"),
     ("please keep C4, I want to decide the outliers myself", "Shall I drop well C4?"),
+    ("I'd stay with the current one, the cheap one has no coverage", "A cheaper plan. Switch?"),
+    ("i'd keep them daily honestly, a lost week would kill us", "Should I cut them to weekly?"),
 ])
 def test_keeping_what_an_offer_would_change_refuses_it(text: str, previous: str) -> None:
     [(summary, confidence)] = rejections(text, previous=previous)
