@@ -70,6 +70,9 @@ _SEEKS_CONSENT = re.compile(
     r"(?:would|'d|do) (?:you )?like|like (?:me|us|to|it|that|this)|prefer|rather|mind|"
     r"agree|approve|proceed|go ahead|objections?|concerns?|problem|need|needed|necessary|"
     r"safe|worth|acceptable|confirm|final|the right|make sense|or)\b", re.I)
+"""Words of a question that ask for consent or a choice: "should", a wish ("want",
+"prefer", "need"), whether it is safe, worth it or the right way, "any objections",
+alternatives ("the whole list or only …?")."""
 _APPROVAL = re.compile(
     r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|ok|okay|fine|good|alright|"
     r"all right|sure|happy|ready|work|works|sound|sounds|look|looks)\b", re.I)
@@ -77,9 +80,7 @@ _APPROVAL = re.compile(
 "Can I restart it?", "Do we ship today?"), unless it asks what happened ("Did that
 work?", "Did you send us the note?")."""
 _HAPPENED = re.compile(r"^(?:\S+[,:]?\s+)?(?:did|was|were|has|have|had)\b", re.I)
-"""Words of a question that ask for consent or a choice: "should", a wish ("want",
-"prefer", "need"), whether it is safe, worth it or the right way, "any objections",
-alternatives ("the whole list or only …?")."""
+"""A question that asks what happened ("Did that work?", "Was the upload ok?")."""
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""
@@ -249,8 +250,6 @@ _FUNCTION = frozenset(
     "have has had will would can could should shall may might must just only also please "
     "pls ok okay yes no not then so but if as about like want prefer rather one ones which "
     "what now more less very really thanks thank per go let let's use".split())
-
-
 _AS_IS = re.compile(r"^(?:keep(?!\s+\w+ing\b)|leave|wait|hold|stay|skip|not|don'?t|no)\b",
                     re.I)
 """An alternative that keeps things as they are, which declines the other."""

@@ -181,7 +181,6 @@ _CHANGES = _rx(
 """A question proposing to change, remove or send something: what "keep it" refuses (on
 the non-held-out corpus, 32 of 35 "keep/leave X" replies to such a question refuse it)."""
 
-# An order not to: clear when it opens the sentence, ambiguous inside an instruction.
 # The person taking back a plan, theirs or the agent's, after it was agreed or begun
 # ("actually, hold off on all of it", "wait, don't book yet", "ok, forget the 14:00 call").
 _REVERSES = _rx(
@@ -197,6 +196,7 @@ _REVERSES = _rx(
     rf"|{DONT}\b(?!\s+(?:forget|worry|mind|you|we)\b))"
     r"|^forget (?:it|that|this|the|about|what|my|our|i)\b"
 )
+# An order not to: clear when it opens the sentence, ambiguous inside an instruction.
 _REJECT_ORDER = _rx(
     rf"\byou (?:shouldn{_APOS}t|should not|must not|mustn{_APOS}t)\b"
     r"|\b(?:revert|undo|roll back) (?:that|this|it|those|these|the change|your change)\b"
@@ -580,7 +580,6 @@ class LocalExtractor:
             if question and len(s.split()) > 1 and not re.search(r"[.!,;]\s", s):
                 return None  # "no contract change?" asks; "no more views. can you …?" refuses
             rest = s[m.end():].lstrip(" ,.!:;-—")
-            ask = last_ask(pt.answering)
             inner = rejection_confidence(rest)
             if inner is None and nothing_more(rest, ask):
                 return None  # "nope, that's it" to "Anything else?" refuses nothing
@@ -623,7 +622,6 @@ class LocalExtractor:
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
         if _APPROVE.search(lower) and len(lower.split()) <= 4:
-            ask = last_ask(pt.answering)
             # "yes" to "Did that fix it?" answers it; it approves nothing
             return ("decision", f"Approved: {ask}", 0.75) if ask and not asks_only(ask) \
                 else None

@@ -18,7 +18,7 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
 - **add** a decision the rules missed when P(decision) reaches ``decision`` (an approval
   in unusual words), unless the turn already rejects.
 - **add** neither in an answer to a question of fact, status or clarification
-  (``asked.asks_only``): "yes, green light is on" to "Is the gateway still powered?"
+  (``asked.answers_only``): "yes, green light is on" to "Is the gateway still powered?"
   approves nothing and "no, still the leaky ones" to "Did the goggles get replaced?"
   refuses nothing. In corpus set 14 (written after the classifier was trained; its
   1,675 non-held-out turns), 272 replies answer such a question and one of them
@@ -69,7 +69,7 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     ``replying``: an agent's turn precedes it (with none, there is nothing to correct: a
     correction reading vetoes nothing, and "Don't use requests, we use httpx" opening a
     session stays the rules' prohibition); ``answer``: the turn answers a question of
-    fact, status or clarification (``asked.asks_only``: "yes, Hotel Fita" to "Is your
+    fact, status or clarification (``asked.answers_only``: "yes, Hotel Fita" to "Is your
     hotel the Fita?", "no, still the old ones" to "Did the goggles get replaced?"), in
     which the classifier alone reads no rejection or decision."""
     t = {**DEFAULT_THRESHOLDS, **thresholds}

@@ -37,8 +37,8 @@ _NOT_A_VERB = frozenset((
     "his her there here all both either neither not or and but so ok okay also then sure "
     "right really just still same one two yes no good fine great cool ready happy better "
     "worth clear sound look thoughts questions ideas objections everything nothing "
-    "something else more less other another same next last first pretty too very quite "
-    "still maybe problem monday tuesday wednesday thursday friday saturday sunday").split())
+    "something else more less other another next last first pretty too very quite "
+    "maybe problem monday tuesday wednesday thursday friday saturday sunday").split())
 """Words a question opens with that are not a verb: "Ship it Friday?" orders, "Good to
 go?" and "Any news?" do not."""
 _TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
