@@ -278,10 +278,12 @@ def test_where_no_offer_shows_a_refusal_needs_the_unoffered_threshold() -> None:
     assert combine("rejected", 0.9, v(0.93), TH, offered=False).label == "rejected"
     for offer in ("Should I restart it?", "I'm going to split the module.", "I'd schedule "
                   "the cutover for Saturday.", "Here's the draft.", "Option A or option B.",
-                  "Let me delete the old branch."):
+                  "Let me delete the old branch.", "Delete 14 stale branches? (y/n)",
+                  "Overwrite config.yaml? [y/N]"):
         assert proposes(offer), offer
     for report in ("", "Done, the tests pass.", "I've created custom-light.json.",
-                   "Now find the second handler and add the same:"):
+                   "Now find the second handler and add the same:",
+                   "Done (3 files changed)", "Removed the old branch (was it stale?)."):
         assert not proposes(report), report
 
 

@@ -40,9 +40,11 @@ CONTEXT_CHARS = 300
 PROPOSING = re.compile(
     ASKING.pattern + r"|\b(?:i'm (?:going to|about to|thinking of|planning to)|i am going to|"
     r"i'll|i will|i'd|i would|i want to|let me|we could|could|option|plan|propose|suggest|"
-    r"recommend|draft(?:ed)?|here's|here is)\b", re.I)
-"""An agent's turn that offers something a reply can turn down: a question, an intent
-("I'm going to …", "I'd …", "let me …"), a suggestion, options or a draft."""
+    r"recommend|draft(?:ed)?|here's|here is)\b"
+    r"|\?\s*[(\[][^()\[\]\n]{1,16}[)\]]\s*$", re.I)
+"""An agent's turn that offers something a reply can turn down: a question (one that
+ends in a prompt's answer key, "(y/n)" or "[y/N]", too), an intent ("I'm going to …",
+"I'd …", "let me …"), a suggestion, options or a draft."""
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _TOKENS = re.compile(r"[\w']+|[^\w\s]")
 
