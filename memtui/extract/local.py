@@ -153,6 +153,12 @@ _DECLINES = _rx(
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
 
+# Something put in the offer's place ("dm them instead", "cut the history bit instead"):
+# in reply to an offer or an announced plan, the offer is turned down (on the non-held-out
+# corpus, 35 of 40 such replies after an offer are refusals). "instead of X" names what
+# is refused inside the sentence and is left to the classifier.
+_SUBSTITUTES = _rx(r"\binstead\b(?!\s+of\b)")
+
 _KEEPS_NOTHING = (r" (?:me|us|you) (?:posted|updated|informed|in the loop)|"
                   r" it up\b(?![\s-]*to[\s-]*date)| up the\b| going\b| at it\b| trying\b|"
                   r" (?:it|them|those) coming\b")
@@ -232,8 +238,9 @@ def _lesson(lower: str) -> bool:
 def _declined(lower: str, answering: str) -> str | None:
     """The offer a sentence turns down without saying no, None if it does not: a deferral
     or a judgement of worth (``_DECLINES``) of what the turn before offered or announced
-    (``last_offer``), or keeping (``_KEEPS``) what it asked to change (``last_ask``)."""
-    if _DECLINES.search(lower):
+    (``last_offer``), something put in its place (``_SUBSTITUTES``), or keeping
+    (``_KEEPS``) what it asked to change (``last_ask``)."""
+    if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not _APPROVE.search(lower)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
         return None if answers_only(answering) else last_offer(answering) or None
     if not _KEEPS.search(lower):

@@ -108,6 +108,31 @@ def test_keeping_what_an_offer_would_change_refuses_it(text: str, previous: str)
 
 
 @pytest.mark.parametrize("text, previous", [
+    ("dm them instead, discount codes never go public", "I can reply publicly. Should I?"),
+    ("the pilot is our only evidence, cut the methods paragraph instead",
+     "It's 1,180 words. I'd cut the paragraph on the pilot study."),
+    ("Thursday evening I'm on shift. Friday 14:00 instead", "Shall I set a reminder for "
+     "Thursday evening?"),
+])
+def test_putting_something_in_the_offers_place_refuses_it(text: str, previous: str) -> None:
+    """A substitute for what the agent offered or announced turns it down, and the summary
+    names the offer."""
+    [(summary, confidence)] = rejections(text, previous=previous)
+    assert confidence == NO_BUT and " — re: " in summary
+    assert summary.rpartition(" — re: ")[2] in previous
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("yes decline it and propose friday instead", "Want me to decline the vendor call?"),
+    ("use the blue one instead", "Done, the banner is live."),  # no offer: an instruction
+    ("not all, the old runs have complete.txt instead", "Do all runs have a DONE marker?"),
+    ("should I use February instead?", "The January numbers look high."),
+])
+def test_an_instead_that_refuses_nothing(text: str, previous: str) -> None:
+    assert "rejected" not in categories(text, previous=previous)
+
+
+@pytest.mark.parametrize("text, previous", [
     ("keep it, nobody reads that far anyway", "I'd close with a quote. Keep it?"),  # asked
     ("keep going", "Tests pass. Shall I do the next module?"),
     ("keep me posted", "Should I watch the queue overnight?"),
