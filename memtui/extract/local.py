@@ -235,19 +235,24 @@ def _lesson(lower: str) -> bool:
     return _ORDERS_ALWAYS.match(lower) is not None  # "ugh, always check the timezone"
 
 
-def _declined(lower: str, answering: str) -> str | None:
+def _declined(lower: str, answering: str, approved: bool = False) -> str | None:
     """The offer a sentence turns down without saying no, None if it does not: a deferral
     or a judgement of worth (``_DECLINES``) of what the turn before offered or announced
     (``last_offer``), something put in its place (``_SUBSTITUTES``), or keeping
-    (``_KEEPS``) what it asked to change (``last_ask``)."""
-    if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not _APPROVE.search(lower)):
+    (``_KEEPS``) what it asked to change (``last_ask``). In a reply that opened by
+    approving (``approved``: "ok, but keep the sentence about the cooperatives"), keeping
+    or replacing a part is the approval's condition, not a refusal."""
+    if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not approved
+                                   and not _APPROVE.search(lower)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
         return None if answers_only(answering) else last_offer(answering) or None
-    if not _KEEPS.search(lower):
+    if approved or not _KEEPS.search(lower):
         return None
-    ask = last_ask(answering)
-    if _CHANGES.search(ask) and not re.search(r"\b(?:keep|leave)\b", ask, re.I):
-        return ask
+    # the question it answers, or else the plan the agent announced ("I'd drop those 37
+    # from the analysis." / "keep them for sections A and B")
+    offer = last_ask(answering) or last_offer(answering)
+    if _CHANGES.search(offer) and not re.search(r"\b(?:keep|leave)\b", offer, re.I):
+        return offer
     return None
 
 
@@ -614,7 +619,8 @@ class LocalExtractor:
             confidence = rejection_confidence(s)
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
-            if (offer := _declined(lower, pt.answering)) is not None:
+            approved = _APPROVE.search(clean(pt.text).lower()) is not None
+            if (offer := _declined(lower, pt.answering, approved)) is not None:
                 # its words never name what they turn down: the offer does
                 return "rejected", f"{s.rstrip('.!')} — re: {offer}", NO_BUT
         if question:

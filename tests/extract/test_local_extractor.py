@@ -101,6 +101,9 @@ def test_a_deferral_of_an_announced_plan_refuses_it() -> None:
     ("please keep C4, I want to decide the outliers myself", "Shall I drop well C4?"),
     ("I'd stay with the current one, the cheap one has no coverage", "A cheaper plan. Switch?"),
     ("i'd keep them daily honestly, a lost week would kill us", "Should I cut them to weekly?"),
+    # a plan the agent only announced
+    ("leave it open, they're mid-migration", "No reply in 6 days. I'll auto-close it."),
+    ("keep netflix, my girlfriend watches on my account", "I could also cancel Netflix."),
 ])
 def test_keeping_what_an_offer_would_change_refuses_it(text: str, previous: str) -> None:
     [(summary, confidence)] = rejections(text, previous=previous)
@@ -143,6 +146,11 @@ def test_an_instead_that_refuses_nothing(text: str, previous: str) -> None:
     ("keep it short", "Shall I draft the reply?"),  # a style for what it offers
     ("keep in mind the board meets friday", "Should I drop the old view?"),
     ("leave at 8 then", "Shall I book the taxi for tomorrow?"),
+    # approving with a condition
+    ("ok, but keep the sentence about the cooperatives", "It's 287 words; I'll cut it below "
+     "250."),
+    ("Yes, remove that one. But keep the partner sentence.", "I can cut the paragraph."),
+    ("sure, cut the intro and use the quote instead", "I'd cut the history section."),
 ])
 def test_keeping_that_refuses_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
