@@ -44,6 +44,19 @@ def test_a_rejection_names_the_refused_proposal() -> None:
     # A bare "Should I?" reads the sentence before it.
     assert rejection_summary("nah", "I can add Redis as a cache. Should I?") == (
         "Rejected: adding Redis as a cache")
+    assert rejection_summary("nope", "I can cut the history part. Want me to?") == (
+        "Rejected: cutting the history part")
+    # Words between the lead and the verb, and a thing offered rather than an act.
+    assert rejection_summary("no", "Should I at least add gitleaks to CI?") == (
+        "Rejected: adding gitleaks to CI")
+    assert rejection_summary("no", "Want me to also scale the later waves?") == (
+        "Rejected: scaling the later waves")
+    assert rejection_summary("no", "I propose to print 2,000.") == "Rejected: printing 2,000"
+    assert rejection_summary("no", "Want me to re-run all plates?") == (
+        "Rejected: re-running all plates")
+    assert rejection_summary("nah", "Imports take 2 minutes. Want a progress bar?") == (
+        "Rejected: a progress bar")
+    assert decision_summary("yes", "Want a progress bar?") == "A progress bar"
     # A plan the agent only announced, and a permission prompt worded as an order.
     assert rejection_summary("not this week", "I'm going to rotate the TLS certs tonight.") == (
         "Rejected: rotating the TLS certs tonight")

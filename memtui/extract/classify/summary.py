@@ -17,13 +17,17 @@ from memtui.text import capital, clean, sentences, shorten
 
 _ASK_LEAD = re.compile(
     r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?(?:"
-    r"(?:do you want|would you like|want|shall|should|can|could|may) (?:me|i|we) (?:to )?"
+    r"(?:do you want|would you like|want|shall|should|can|could|may) (?:me|i|we) (?:to\b\s*)?"
     r"|(?:should|shall|can|could|may) (?:i|we)\s"
     r"|i(?:\s+(?:could|can|would|will)|'d|'ll) (?:also |just |now |first )?"
     r"(?:like to |suggest (?:we |that we )?)?"
-    r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?"
+    r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?(?:to )?"
+    r"|(?:do you )?want (?=(?:a|an|the|some|another|more|any)\s)"
     r"|(?:i'm|i am) (?:thinking of|going to|planning to|about to)\s|we could\s"
     r"|how about (?:i |we )?|next step:\s*|plan:\s*|ready to\s)", re.I)
+_HEDGE = re.compile(r"^(?:(?:also|just|now|first|then|still|quickly|at least|maybe|"
+                    r"perhaps|go ahead and)\s+)+", re.I)
+"""Words between the lead and the verb ("Should I also …", "Should I at least …")."""
 _INTENT = re.compile(r"^(?:(?:ok|okay|so|then|next|now)[,:]?\s+)?(?:i(?:'ll| will)|"
                      r"(?:i'm|i am) (?:going|planning|about) to)\s.*[^:]$", re.I)
 """A sentence announcing what the agent is about to do ("I'm going to rotate the certs
@@ -41,6 +45,8 @@ _NOT_A_VERB = frozenset((
     "maybe problem monday tuesday wednesday thursday friday saturday sunday").split())
 """Words a question opens with that are not a verb: "Ship it Friday?" orders, "Good to
 go?" and "Any news?" do not."""
+_THING = frozenset("a an the some any another more this these those my your our".split())
+"""Words a proposed thing opens with rather than a verb."""
 _TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
                    r"sound good))?[?.!:\s]*$", re.I)
 _PRONOUNS = {"your": "my", "you": "me"}
@@ -67,9 +73,9 @@ def proposal(previous: str) -> str:
             start = m.end() if m else 0 if _ordered(ask) else None
             if start is None:
                 continue
-            action = _TAIL.sub("", ask[start:]).strip(" ,")
+            action = _HEDGE.sub("", _TAIL.sub("", ask[start:]).strip(" ,"))
             words = action.split()
-            if words and words[0].isalpha() and len(words) <= 25:
+            if words and words[0].replace("-", "").isalpha() and len(words) <= 25:
                 return shorten(action, CONTEXT_CHARS)
         return ""
     return ""
@@ -90,8 +96,12 @@ def _ordered(ask: str) -> bool:
 
 
 def gerund(verb: str) -> str:
-    """'sign' → 'signing', 'make' → 'making', 'stop' → 'stopping' (common English rules)."""
+    """'sign' → 'signing', 'make' → 'making', 'stop' → 'stopping', 're-run' →
+    're-running' (common English rules)."""
     v = verb.lower()
+    prefix, dash, v = v.rpartition("-")
+    if dash:
+        return f"{prefix}-{gerund(v)}"
     if v.endswith("ie"):
         return v[:-2] + "ying"
     if v.endswith("e") and not v.endswith(("ee", "ye", "oe")) and len(v) > 2:
@@ -106,6 +116,9 @@ def rejection_summary(text: str, previous: str) -> str:
     action = proposal(previous)
     if action:
         first, _, rest = action.partition(" ")
+        if first.lower() in _THING or "-" in first and first.endswith("ed"):
+            # "Want a progress bar?", "property-based tests?": a thing, not an act
+            return shorten(f"Rejected: {action}")
         return shorten(f"Rejected: {gerund(first)} {rest}".strip())
     return shorten(f"Rejected: {text.strip()}")
 
