@@ -366,7 +366,10 @@ def asks_only(ask: str) -> bool:
     seek consent or a choice (``_SEEKS_CONSENT``): "Is it ok to restart?", "Do you want
     the long version?" and "Does this look right?" offer something, and "Do both?"
     orders."""
-    s = ask.strip(" \"'*_-`")
+    # the question itself, after what leads up to it in the same sentence ("Before I
+    # switch nameservers: do you still use email there?", "noted. do the students push
+    # straight to main?")
+    s = re.split(r"(?<=[.:!])\s+", ask.strip(" \"'*_-`"))[-1]
     return (s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
             and not (_APPROVAL.search(s) and not _HAPPENED.match(s)))
 

@@ -256,6 +256,17 @@ def _declined(lower: str, answering: str, approved: bool = False) -> str | None:
     return None
 
 
+def _approval(s: str, ask: str, answering: str) -> str:
+    """What an approval decides: the proposal as an order ("Merge PR #92 into main"), and
+    the person's words when they add a condition or a change; "Approved: <question>"
+    when the question proposes no act of the agent's ("Should the export include …?")."""
+    from memtui.extract.classify.summary import decision_summary, proposal
+
+    if proposal(answering):
+        return decision_summary(s, answering)
+    return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
+
+
 def rejection_confidence(s: str) -> float | None:
     """How sure a sentence (lead words already dropped) is a rejection; None: it is not."""
     lower = s.lower()
@@ -634,10 +645,13 @@ class LocalExtractor:
             return None
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
-        if _APPROVE.search(lower) and len(lower.split()) <= 4:
-            # "yes" to "Did that fix it?" answers it; it approves nothing
-            return ("decision", f"Approved: {ask}", 0.75) if ask and not asks_only(ask) \
-                else None
+        if _APPROVE.search(lower):
+            # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
+            # with a condition; "yes" to "Did that fix it?" answers it, approving nothing
+            if ask and not asks_only(ask):
+                return "decision", _approval(s, ask, pt.answering), 0.75
+            if len(lower.split()) <= 4:
+                return None
         mark = next((m[0] for m in _SHOUTED.finditer(s) if m[0].isupper()), "")
         if _lesson(lower) or _STANDING.search(lower) or mark == "TIL":
             return "learning", s, 0.8

@@ -125,6 +125,10 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Do we ship today?", False),
     ("Which one do you prefer?", False),  # not a yes/no question
     ("Restart it now", False),  # not a question
+    # what leads up to the question in the same sentence
+    ("Before I switch nameservers: do you still use email there?", True),
+    ("noted, i'll remind you. do the students push straight to main?", True),
+    ("Copied 18 records. Should I switch the nameservers?", False),
 ])
 def test_a_question_of_fact_or_status_asks_only(question: str, only: bool) -> None:
     assert asks_only(question) is only

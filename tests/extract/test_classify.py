@@ -57,6 +57,9 @@ def test_a_rejection_names_the_refused_proposal() -> None:
     assert rejection_summary("nah", "Imports take 2 minutes. Want a progress bar?") == (
         "Rejected: a progress bar")
     assert decision_summary("yes", "Want a progress bar?") == "A progress bar"
+    # "do that", "set it up": the sentence before says what
+    assert rejection_summary("no", "I could split Jonas's weeks. Want me to do that?") == (
+        "Rejected: splitting Jonas's weeks")
     # A plan the agent only announced, and a permission prompt worded as an order.
     assert rejection_summary("not this week", "I'm going to rotate the TLS certs tonight.") == (
         "Rejected: rotating the TLS certs tonight")

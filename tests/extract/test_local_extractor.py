@@ -399,7 +399,19 @@ def test_preference_is_context_with_a_label() -> None:
 
 def test_yes_to_a_question_is_an_approval_decision() -> None:
     [entry] = LocalExtractor().extract([turn("ok, go ahead", previous=ASK)]).state
-    assert entry.category == "decision" and entry.summary.startswith("Approved: Should I")
+    # the decision itself: what "Should I set it up?" proposed, named by the sentence before
+    assert entry.category == "decision"
+    assert entry.summary == "Add Redis as a cache for the funnel queries"
+    [entry] = LocalExtractor().extract([turn("yes, but only on staging until Friday",
+                                             previous=ASK)]).state
+    assert entry.summary == ("Add Redis as a cache for the funnel queries — yes, but only on "
+                             "staging until Friday")
+    # a question that proposes no act of the agent's is quoted
+    [entry] = LocalExtractor().extract([turn("yes, but only more than 4 hours before",
+                                             previous="Should cancelled slots go back "
+                                             "into online booking?")]).state
+    assert entry.summary == ("Approved: Should cancelled slots go back into online booking? "
+                             "— yes, but only more than 4 hours before")
     assert LocalExtractor().extract([turn("ok", previous="Done, all tests pass.")]).state == []
     # A bare "go" approves as "ok" does; "go home" or "go to the docs" approves nothing.
     for said in ("go", "go, but payments last", "Go."):

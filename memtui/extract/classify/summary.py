@@ -67,18 +67,30 @@ def proposal(previous: str) -> str:
     asking = [i for i in range(len(parts)) if ASKING.search(parts[i])]
     intents = [i for i in range(len(parts)) if _INTENT.match(parts[i].strip())]
     for i in reversed(asking or intents):
-        candidates = [parts[i]] + ([parts[i - 1]] if i and len(parts[i].split()) <= 3 else [])
-        for ask in (c.strip(" *_`") for c in candidates):
-            m = _ASK_LEAD.match(ask)
-            start = m.end() if m else 0 if _ordered(ask) else None
-            if start is None:
-                continue
-            action = _HEDGE.sub("", _TAIL.sub("", ask[start:]).strip(" ,"))
-            words = action.split()
-            if words and words[0].replace("-", "").isalpha() and len(words) <= 25:
-                return shorten(action, CONTEXT_CHARS)
-        return ""
+        action = _action(parts[i])
+        if i and (_VAGUE.match(action) or not action and len(parts[i].split()) <= 3):
+            # "Should I?" or "Should I set it up?": the sentence before names it
+            action = _action(parts[i - 1]) or action
+        return shorten(action, CONTEXT_CHARS)
     return ""
+
+
+_VAGUE = re.compile(r"^\S+(?:\s+(?:it|that|this|them|those|so|up|too|now|then|please|"
+                    r"as well))+$", re.I)
+"""An action that names nothing but a pronoun: "set it up", "do that now"."""
+
+
+def _action(ask: str) -> str:
+    """The act one sentence proposes, as an imperative ("" when it proposes none)."""
+    ask = ask.strip(" *_`")
+    m = _ASK_LEAD.match(ask)
+    start = m.end() if m else 0 if _ordered(ask) else None
+    if start is None:
+        return ""
+    action = _HEDGE.sub("", _TAIL.sub("", ask[start:]).strip(" ,"))
+    words = action.split()
+    ok = words and words[0].replace("-", "").isalpha() and len(words) <= 25
+    return action if ok else ""
 
 
 def _ordered(ask: str) -> bool:
