@@ -50,7 +50,7 @@ _REFUSING = re.compile(r"^(?:no|nope|don'?t|do not|skip|cancel|abort|deny|neithe
 _APPROVING = re.compile(r"^(?:yes|ok|okay|allow|approve|proceed|go ahead|continue|do it)\b",
                         re.I)
 _CLOSING = re.compile(
-    r"\banything (?:else|more)\b|\bis that (?:all|everything|it)\b"
+    r"\banything (?:else|more)\b|\bis that (?:all(?! right)|everything|it)\b"
     r"|\bany (?:other|more|further) (?:questions?|requests?|changes?|tasks?)\b", re.I)
 """A question that closes the exchange ("Anything else?"), not an offer: "Would you
 like something more formal?" offers, and a "no" to it refuses."""

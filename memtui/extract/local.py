@@ -319,7 +319,6 @@ _DECIDE = _rx(
     rf"\bdecision:|\b(?:it{_APOS}s|it is) decided\b"
     r"|\b(?:switch|move|migrate) (?:to|over to)\b"
     r"|\b(?:use|using) \S+(?: \S+)? (?:instead|from now on|going forward)\b"
-    r"|\binstead of\b|\brather than\b"
 )
 _APPROVE = _rx(
     r"^(?:yes|yep|yeah|yup|ok|okay|sure|sounds good|looks good|lgtm|approved|ship it|"
@@ -647,8 +646,9 @@ class LocalExtractor:
             return "context", f"Preference: {s}", 0.8
         if _APPROVE.search(lower):
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
-            # with a condition; "yes" to "Did that fix it?" answers it, approving nothing
-            if ask and not asks_only(ask):
+            # with a condition; "yes" to "Did that fix it?" answers it, approving nothing,
+            # and "yeah, rename the field" to "Anything else?" asks for something new
+            if ask and not answers_only(pt.answering):
                 return "decision", _approval(s, ask, pt.answering), 0.75
             if len(lower.split()) <= 4:
                 return None

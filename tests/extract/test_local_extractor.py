@@ -419,6 +419,22 @@ def test_yes_to_a_question_is_an_approval_decision() -> None:
         assert entry.category == "decision", said
     for said in ("go home", "go to the docs first"):
         assert "decision" not in categories(said, previous=ASK), said
+    # "is that all right?" asks for consent; "anything else?" closes, and a "yeah, …" to it
+    # asks for something new
+    assert categories("Yes, that is fine.", previous="I'd normalise the phone numbers, is "
+                      "that all right?") == ["decision"]
+    assert "decision" not in categories("yeah, rename the field artist_fk to artist",
+                                        previous="Noted. Anything else before I push?")
+
+
+@pytest.mark.parametrize("text", [
+    "the invoice pdf shows boxes instead of amharic letters. fix it",
+    "Herr Albers may well reply by telephone rather than email.",
+])
+def test_an_instead_of_decides_nothing_by_itself(text: str) -> None:
+    """"instead of" and "rather than" describe as often as they choose (on the non-held-out
+    corpus, 3 of the 18 turns the rules read as decisions by them alone were)."""
+    assert "decision" not in categories(text)
 
 
 @pytest.mark.parametrize("text, key, value", [
