@@ -117,7 +117,8 @@ def reader_cache(corpus: list[Example]) -> Path:
     return CACHE.parent / f"reader-{key.hexdigest()[:16]}"
 
 
-def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray, Path]:
+def reader_readings(corpus: list[Example], tune: list[int], folder: Path
+                    ) -> tuple[np.ndarray, Path]:
     """The reader's out-of-fold logits of the tuning rows (hand conversations by fold,
     SGD dev by the final reader, which never trains on SGD) and the final reader's file
     (``reader.npz`` with temperature 1).
@@ -129,7 +130,6 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
     members."""
     from bench.classifier import reader_training as rt
 
-    folder = reader_cache(corpus)
     folder.mkdir(parents=True, exist_ok=True)
     tokens = rt.Tokens(MODEL)
     readable = np.array([e.source != "sgd" for e in corpus])
@@ -162,6 +162,9 @@ def reader_readings(corpus: list[Example], tune: list[int]) -> tuple[np.ndarray,
 
 def main() -> None:
     corpus = [e for e in load() if e.split in ("train", "dev")]
+    # keyed now: the key reads the fine-tuning code's source, and a file edited while the
+    # embedding below runs would otherwise be read at the lines it had when imported
+    folder = None if "--head-only" in sys.argv else reader_cache(corpus)
     embed = CachedEmbed()
     x, y = matrix(corpus, embed)
     embed.save()
@@ -173,11 +176,11 @@ def main() -> None:
     probs = softmax(logits[tune] / temperature)
     head_alone = verdicts_of(probs, LABELS)
     alone: dict[str, float] = {}
-    if "--head-only" in sys.argv:
+    if folder is None:  # --head-only
         READER.unlink(missing_ok=True)
         reader_temperature = None
     else:
-        read, final = reader_readings(corpus, tune)
+        read, final = reader_readings(corpus, tune, folder)
         reader_temperature = fit_temperature(read, y[tune])
         # the head's own thresholds, for when it reads without the reader
         alone = fit_thresholds([corpus[i] for i in tune], head_alone)
