@@ -90,7 +90,10 @@ def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
 
 @pytest.mark.parametrize(("verb", "want"), [("stop", "stopping"), ("make", "making"),
                                             ("sign", "signing"), ("commit", "committing"),
-                                            ("open", "opening"), ("tie", "tying")])
+                                            ("open", "opening"), ("tie", "tying"),
+                                            ("rerun", "rerunning"), ("reset", "resetting"),
+                                            ("repeat", "repeating"), ("unplug", "unplugging"),
+                                            ("re-tag", "re-tagging"), ("reopen", "reopening")])
 def test_gerund(verb: str, want: str) -> None:
     assert gerund(verb) == want
 

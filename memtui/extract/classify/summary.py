@@ -118,7 +118,8 @@ def gerund(verb: str) -> str:
         return v[:-2] + "ying"
     if v.endswith("e") and not v.endswith(("ee", "ye", "oe")) and len(v) > 2:
         return v[:-1] + "ing"
-    if _DOUBLE.match(v) or v in _DOUBLE_ALSO:
+    stem = v[2:] if v[:2] in ("re", "un") and len(v) > 4 else v  # rerun, unplug
+    if _DOUBLE.match(v) or v in _DOUBLE_ALSO or _DOUBLE.match(stem) or stem in _DOUBLE_ALSO:
         return v + v[-1] + "ing"
     return v + "ing"
 
