@@ -322,7 +322,8 @@ _DECIDE = _rx(
 )
 _APPROVE = _rx(
     r"^(?:yes|yep|yeah|yup|ok|okay|sure|sounds good|looks good|lgtm|approved|ship it|"
-    r"go ahead|go(?=\s*[,.!]|\s*$)|do it|perfect|great,? (?:go|do)|correct)\b"
+    r"go ahead|go(?=\s*[,.!]|\s*$)|do it|perfect|great,? (?:go|do)|correct|proceed|"
+    r"very well|(?:alright|all right|fine|agreed|deal|that works|works for me)(?=\s*[,.!]|\s*$))\b"
 )
 
 # Learnings and standing instructions.

@@ -419,6 +419,12 @@ def test_yes_to_a_question_is_an_approval_decision() -> None:
         assert entry.category == "decision", said
     for said in ("go home", "go to the docs first"):
         assert "decision" not in categories(said, previous=ASK), said
+    # formal or grudging consent approves as "ok" does, with its condition
+    for said in ("Very well, proceed. Keep the last four weekly fulls, please.",
+                 "fine, but only on staging", "alright.", "works for me", "deal!"):
+        assert categories(said, previous=ASK)[:1] == ["decision"], said
+    for said in ("fine dining is overrated", "that works badly on mobile"):
+        assert "decision" not in categories(said, previous=ASK), said
     # "is that all right?" asks for consent; "anything else?" closes, and a "yeah, …" to it
     # asks for something new
     assert categories("Yes, that is fine.", previous="I'd normalise the phone numbers, is "
