@@ -235,18 +235,21 @@ def _lesson(lower: str) -> bool:
     return _ORDERS_ALWAYS.match(lower) is not None  # "ugh, always check the timezone"
 
 
-def _declined(lower: str, answering: str, approved: bool = False) -> str | None:
+def _declined(lower: str, answering: str, reply: str = "") -> str | None:
     """The offer a sentence turns down without saying no, None if it does not: a deferral
     or a judgement of worth (``_DECLINES``) of what the turn before offered or announced
     (``last_offer``), something put in its place (``_SUBSTITUTES``), or keeping
-    (``_KEEPS``) what it asked to change (``last_ask``). In a reply that opened by
-    approving (``approved``: "ok, but keep the sentence about the cooperatives"), keeping
-    or replacing a part is the approval's condition, not a refusal."""
-    if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not approved
+    (``_KEEPS``) what it asked to change (``last_ask``). In a reply (``reply``, the whole
+    turn) that opened by approving ("ok, but keep the sentence about the cooperatives"),
+    keeping or replacing a part is the approval's condition, not a refusal."""
+    def approved() -> bool:  # read only when a keep or a substitute is in sight
+        return _APPROVE.search(clean(reply).lower()) is not None
+
+    if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not approved()
                                    and not _APPROVE.search(lower)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
         return None if answers_only(answering) else last_offer(answering) or None
-    if approved or not _KEEPS.search(lower):
+    if not _KEEPS.search(lower) or approved():
         return None
     # the question it answers, or else the plan the agent announced ("I'd drop those 37
     # from the analysis." / "keep them for sections A and B")
@@ -630,8 +633,7 @@ class LocalExtractor:
             confidence = rejection_confidence(s)
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
-            approved = _APPROVE.search(clean(pt.text).lower()) is not None
-            if (offer := _declined(lower, pt.answering, approved)) is not None:
+            if (offer := _declined(lower, pt.answering, pt.text)) is not None:
                 # its words never name what they turn down: the offer does
                 return "rejected", f"{s.rstrip('.!')} — re: {offer}", NO_BUT
         if question:
