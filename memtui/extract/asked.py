@@ -374,11 +374,12 @@ def asks_only(ask: str) -> bool:
             and not (_APPROVAL.search(s) and not _HAPPENED.match(s)))
 
 
-def answers_only(previous: str) -> bool:
+def answers_only(previous: str, ask: str | None = None) -> bool:
     """Whether the agent's last words (``previous``) end by asking only a question of fact,
     status or clarification (``asks_only``) or one that closes the exchange ("Anything
-    else?"), so a reply answers it rather than approving or refusing anything."""
-    ask = last_ask(previous)
+    else?"), so a reply answers it rather than approving or refusing anything. ``ask``:
+    their ``last_ask``, when the caller has it already."""
+    ask = last_ask(previous) if ask is None else ask
     return bool(ask) and (asks_only(ask) or bool(_CLOSING.search(ask)))
 
 

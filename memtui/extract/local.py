@@ -72,6 +72,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
+from memtui.extract.classify.summary import decided, proposal
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
 from memtui.redact import redact
@@ -263,10 +264,8 @@ def _approval(s: str, ask: str, answering: str) -> str:
     """What an approval decides: the proposal as an order ("Merge PR #92 into main"), and
     the person's words when they add a condition or a change; "Approved: <question>"
     when the question proposes no act of the agent's ("Should the export include …?")."""
-    from memtui.extract.classify.summary import decision_summary, proposal
-
-    if proposal(answering):
-        return decision_summary(s, answering)
+    if action := proposal(answering):
+        return decided(action, s)
     return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
 
 
@@ -651,7 +650,7 @@ class LocalExtractor:
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
             # with a condition; "yes" to "Did that fix it?" answers it, approving nothing,
             # and "yeah, rename the field" to "Anything else?" asks for something new
-            if ask and not answers_only(pt.answering):
+            if ask and not answers_only(pt.answering, ask):
                 return "decision", _approval(s, ask, pt.answering), 0.75
             if len(lower.split()) <= 4:
                 return None

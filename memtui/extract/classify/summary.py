@@ -140,10 +140,13 @@ def decision_summary(text: str, previous: str) -> str:
     """The decision itself: the approved proposal as an order, the turn's own words if it
     says more than an approval (a condition, a change)."""
     action = proposal(previous)
+    return decided(action, text) if action else shorten(text.strip())
+
+
+def decided(action: str, text: str) -> str:
+    """What approving ``action`` (a ``proposal``) in the words ``text`` decides: the
+    action as an order, with the words when they say more than an approval."""
     words = text.strip()
-    if not action:
-        return shorten(words)
-    decided = capital(action)
     if len(words.split()) > 4:
-        return shorten(f"{decided} — {words}")
-    return shorten(decided)
+        return shorten(f"{capital(action)} — {words}")
+    return shorten(capital(action))
