@@ -93,7 +93,8 @@ def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
                                             ("open", "opening"), ("tie", "tying"),
                                             ("rerun", "rerunning"), ("reset", "resetting"),
                                             ("repeat", "repeating"), ("unplug", "unplugging"),
-                                            ("re-tag", "re-tagging"), ("reopen", "reopening")])
+                                            ("re-tag", "re-tagging"), ("reopen", "reopening"),
+                                            ("render", "rendering"), ("refit", "refitting")])
 def test_gerund(verb: str, want: str) -> None:
     assert gerund(verb) == want
 

@@ -51,6 +51,8 @@ _TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you
                    r"sound good))?[?.!:\s]*$", re.I)
 _PRONOUNS = {"your": "my", "you": "me"}
 _DOUBLE = re.compile(r"^[^aeiou]*[aeiou][bdgmnprt]$")
+_ONSET = re.compile(r"^(?:[bcdfgpt][lr]|s[cklmnptw]|[cstw]h|tw|[^aeiou])?[aeiou]\w")
+"""How an English word can open: at most a consonant or a usual pair, then a vowel."""
 _DOUBLE_ALSO = frozenset({"commit", "submit", "admit", "begin", "forget", "regret", "refer",
                           "prefer", "omit", "permit", "upset", "unzip"})
 
@@ -118,7 +120,8 @@ def gerund(verb: str) -> str:
         return v[:-2] + "ying"
     if v.endswith("e") and not v.endswith(("ee", "ye", "oe")) and len(v) > 2:
         return v[:-1] + "ing"
-    stem = v[2:] if v[:2] in ("re", "un") and len(v) > 4 else v  # rerun, unplug
+    # rerun, unplug: the stem after a prefix, when it can open a word ("render" has none)
+    stem = v[2:] if v[:2] in ("re", "un") and len(v) > 4 and _ONSET.match(v[2:]) else v
     if _DOUBLE.match(v) or v in _DOUBLE_ALSO or _DOUBLE.match(stem) or stem in _DOUBLE_ALSO:
         return v + v[-1] + "ing"
     return v + "ing"
