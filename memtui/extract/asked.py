@@ -51,7 +51,8 @@ _APPROVING = re.compile(r"^(?:yes|ok|okay|allow|approve|proceed|go ahead|continu
                         re.I)
 _CLOSING = re.compile(
     r"\banything (?:else|more)\b|\bis that (?:all(?! right)|everything|it)\b"
-    r"|\bany (?:other|more|further) (?:questions?|requests?|changes?|tasks?)\b", re.I)
+    r"|\bis there (?:anything |something )?(?:else|more)\b|\bany (?:other|more|further)\b",
+    re.I)
 """A question that closes the exchange ("Anything else?"), not an offer: "Would you
 like something more formal?" offers, and a "no" to it refuses."""
 _NOTHING_MORE = re.compile(
@@ -64,7 +65,8 @@ polite refusal of an offer)."""
 _ASKS_ONLY = re.compile(
     r"^(?:(?:and|also|so|btw|by the way|oh|one more|quick question|quick check)[,:]?\s+)?"
     r"(?:did|does|do|is|are|was|were|has|have|had|(?:can|could|will) you|any|anything)\b"
-    r"(?!\s+(?:both|all|it|that|this|them|the same|either)\s*\?)", re.I)
+    r"(?!\s+(?:both|all|it|that|this|them|the same|either)"
+    r"(?:\s+(?:\d+|two|three|four|five|six|of them|of these))?\s*\?)", re.I)
 _SEEKS_CONSENT = re.compile(
     r"\b(?:let's|should|shall|want|wanna|"
     r"(?:would|'d|do) (?:you )?like|like (?:me|us|to|it|that|this)|prefer|rather|mind|"
@@ -369,7 +371,7 @@ def asks_only(ask: str) -> bool:
     # the question itself, after what leads up to it in the same sentence ("Before I
     # switch nameservers: do you still use email there?", "noted. do the students push
     # straight to main?")
-    s = re.split(r"(?<=[.:!])\s+", ask.strip(" \"'*_-`"))[-1]
+    s = re.split(r"(?<=[.:!])\s+|\s+[—–]\s+", ask.strip(" \"'*_-`"))[-1]
     return (s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
             and not (_APPROVAL.search(s) and not _HAPPENED.match(s)))
 

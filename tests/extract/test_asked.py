@@ -129,6 +129,9 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Before I switch nameservers: do you still use email there?", True),
     ("noted, i'll remind you. do the students push straight to main?", True),
     ("Copied 18 records. Should I switch the nameservers?", False),
+    ("Going with C. The outro quotes Priya — has she approved the wording?", True),
+    ("The menu exists in six languages — do all six?", False),  # an order, after a dash
+    ("Do all of them?", False),
 ])
 def test_a_question_of_fact_or_status_asks_only(question: str, only: bool) -> None:
     assert asks_only(question) is only

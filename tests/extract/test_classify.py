@@ -322,6 +322,8 @@ def test_an_answer_to_a_question_of_fact_is_no_refusal_or_decision_of_the_classi
     assert not answers_only("Booked the canal tour. Shall I book the museum too?")
     assert not answers_only("Booked the canal tour.")
     assert answers_only("Done. Is there anything more I can help with?")  # it closes
+    assert answers_only("Understood, I'll hold it. Is there more you need today?")
+    assert answers_only("Added the gallery. Do you want any other section on the homepage?")
 
 
 def test_a_late_answer_is_read_against_the_offer_it_answers() -> None:
