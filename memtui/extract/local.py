@@ -154,6 +154,10 @@ _DECLINES = _rx(
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
 
+_PUTS_OFF = _rx(r"\b(?:not (?:now|yet|today|tonight|tomorrow|this (?:week|month|time))|later|"
+               r"wait (?:for|until|till)|hold (?:off|on))\b")
+"""A deferral inside an approval ("ok, but not now", "sure, later"): it puts the offer off."""
+
 # Something put in the offer's place ("dm them instead", "cut the history bit instead"):
 # in reply to an offer or an announced plan, the offer is turned down (on the non-held-out
 # corpus, 35 of 40 such replies after an offer are refusals). "instead of X" names what
@@ -258,6 +262,21 @@ def _declined(lower: str, answering: str, reply: str = "") -> str | None:
     if _CHANGES.search(offer) and not re.search(r"\b(?:keep|leave)\b", offer, re.I):
         return offer
     return None
+
+
+def _conditions(s: str, pt: PreparedTurn, ask: str) -> bool:
+    """Whether the prohibition in a turn's first sentence ``s`` is the condition of an
+    approval it opens with ("yes, map them. don't touch the raw files though", "go, but
+    don't deploy it yourself") rather than a refusal: not a reversal ("ok, actually
+    don't"), not a deferral ("ok, but not now"), and the question answered asks for
+    consent (``answers_only``: a "yes" to "Did that fix it?" approves nothing)."""
+    lower = s.lower()
+    after = (m := _APPROVE.search(lower)) and lower[m.end():].lstrip(" ,.!:;-—") or lower
+    return (_APPROVE.search(clean(pt.text).lower()) is not None
+            # "ok, please don't touch those 28" refuses; "go, but don't deploy it" approves
+            and not (_PROHIBIT_START.search(after) and not after.startswith("but "))
+            and not _REVERSES.search(lower) and not _PUTS_OFF.search(lower)
+            and not (ask and answers_only(pt.answering, ask)))
 
 
 def _approval(s: str, ask: str, answering: str) -> str:
@@ -565,7 +584,7 @@ class LocalExtractor:
             if picked is not None and i == 0:
                 found, s = (picked.category, picked.summary, picked.confidence), clean(pt.text)
             else:
-                found = self._classify_user(_LEAD.sub("", s) or s, pt)
+                found = self._classify_user(_LEAD.sub("", s) or s, pt, opening=i == 0)
                 if chose is not None and i == 0 and (found is None or found[0] in (
                         "decision", "task") or len(s.split()) <= 3):
                     # "Monday morning, if you please" to "Send it now or on Monday morning?"
@@ -593,7 +612,9 @@ class LocalExtractor:
                 out.episodes.append(self._episode(pt, kind, shorten(summary),
                                                   answers_entry=entry.answers_entry))
 
-    def _classify_user(self, s: str, pt: PreparedTurn) -> tuple[str, str, float] | None:
+    def _classify_user(self, s: str, pt: PreparedTurn, *, opening: bool = False
+                       ) -> tuple[str, str, float] | None:
+        """``opening``: ``s`` is the turn's first sentence."""
         lower = s.lower()
         ask = last_ask(pt.answering)
         if ask and _OBJECTS.search(ask) and _NO_OBJECTION.search(lower) and not (
@@ -630,6 +651,12 @@ class LocalExtractor:
             return None
         if not question:
             confidence = rejection_confidence(s)
+            if confidence is not None and opening and (
+                    offered := ask or last_offer(pt.answering)) and _conditions(s, pt, ask):
+                # "ok do it, but don't touch the colours" to "Shall I recolour the
+                # chart?" or "I could recolour the chart." approves; the prohibition is
+                # the approval's condition
+                return "decision", _approval(s, offered, pt.answering), 0.75
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
             if (offer := _declined(lower, pt.answering, pt.text)) is not None:

@@ -157,6 +157,31 @@ def test_keeping_that_refuses_nothing(text: str, previous: str) -> None:
 
 
 @pytest.mark.parametrize("text, previous", [
+    ("go, but don't deploy it yourself, send me the comparison first",
+     "Retrained. Should I proceed with the rollout?"),
+    ("yes, map them. don't touch the raw files though", "I can add a mapping. Want me to?"),
+    ("yeah do that but only for the night window dont touch the daytime one",
+     "I could raise the alert threshold to 2,000."),  # an offer stated, not asked
+])
+def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: str) -> None:
+    out = LocalExtractor().extract([turn(text, previous=previous)])
+    [entry] = out.state
+    assert entry.category == "decision" and entry.confidence == 0.75
+    assert text in entry.summary or text[:40] in entry.summary
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("ok, please don't touch those 28, one of them is the old wiki",
+     "I can delete everything older than 180 days."),  # "ok" only hears it out
+    ("ok, but not now, people are working", "Shall I restart it now?"),  # puts it off
+    ("ok, actually don't, the client is still on it", "Shall I drop the table?"),
+])
+def test_an_approval_word_before_a_refusal_approves_nothing(text: str, previous: str) -> None:
+    assert "rejected" in categories(text, previous=previous)
+    assert "decision" not in categories(text, previous=previous)
+
+
+@pytest.mark.parametrize("text, previous", [
     ("not yet", "Build is green. The plan file is in docs/."),  # a report that names a plan
     ("not in my experience", "Fixed. Redis could be slower on that box."),
     ("not at all, go ahead", "I'd restart the server now."),
