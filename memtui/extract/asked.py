@@ -75,6 +75,11 @@ _SEEKS_CONSENT = re.compile(
 """Words of a question that ask for consent or a choice: "should", a wish ("want",
 "prefer", "need"), whether it is safe, worth it or the right way, "any objections",
 alternatives ("the whole list or only …?")."""
+_WISHES = re.compile(r"\b(?:let's|should|shall|want|wanna|(?:would|'d) like|prefer|rather|"
+                     r"mind|or)\b", re.I)
+"""What still asks for a wish or a choice in a question of what happened ("Did you want the
+long version?", "Was it the blue one or the red one?"); "Has she approved it?" and "Did
+the agency confirm?" ask what happened."""
 _APPROVAL = re.compile(
     r"\b(?:i|i'm|i'll|i'd|we|we're|we'll|we'd|me|us|my|our|ok|okay|fine|good|alright|"
     r"all right|sure|happy|ready|work|works|sound|sounds|look|looks)\b", re.I)
@@ -372,8 +377,11 @@ def asks_only(ask: str) -> bool:
     # switch nameservers: do you still use email there?", "noted. do the students push
     # straight to main?")
     s = re.split(r"(?<=[.:!])\s+|\s+[—–]\s+", ask.strip(" \"'*_-`"))[-1]
-    return (s.endswith("?") and bool(_ASKS_ONLY.match(s)) and not _SEEKS_CONSENT.search(s)
-            and not (_APPROVAL.search(s) and not _HAPPENED.match(s)))
+    if not (s.endswith("?") and _ASKS_ONLY.match(s)):
+        return False
+    if _HAPPENED.match(s):  # "did the agency confirm that?" asks what happened
+        return not _WISHES.search(s)
+    return not _SEEKS_CONSENT.search(s) and not _APPROVAL.search(s)
 
 
 def answers_only(previous: str, ask: str | None = None) -> bool:

@@ -132,6 +132,11 @@ def test_a_bare_y_or_n_answers_the_question() -> None:
     ("Going with C. The outro quotes Priya — has she approved the wording?", True),
     ("The menu exists in six languages — do all six?", False),  # an order, after a dash
     ("Do all of them?", False),
+    # what happened, even in words of consent
+    ("Did the agency really confirm that?", True),
+    ("Did they agree to the price?", True),
+    ("Did you want the long version?", False),  # a wish
+    ("Was it the blue one or the red one?", False),  # a choice
 ])
 def test_a_question_of_fact_or_status_asks_only(question: str, only: bool) -> None:
     assert asks_only(question) is only
