@@ -9,7 +9,7 @@ from bench.classifier.corpus import LABELS, Example
 from memtui.extract.asked import answers_only
 from memtui.extract.candidates import PreparedTurn
 from memtui.extract.classify.apply import asks
-from memtui.extract.classify.combine import combine
+from memtui.extract.classify.combine import combine, undecided
 from memtui.extract.classify.features import proposes
 from memtui.extract.classify.head import Verdict
 from memtui.extract.local import LocalExtractor
@@ -63,8 +63,9 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
     key = rule if rule in ("rejected", "decision") else None
     if offered is None:
         offered = proposes(ex.answering)
-    outcome = combine(key, rule_conf, verdict, thresholds, offered, asks(clean(ex.text)),
-                      bool(ex.prev), answers_only(ex.answering))
+    text = clean(ex.text)
+    outcome = combine(key, rule_conf, verdict, thresholds, offered, asks(text),
+                      bool(ex.prev), answers_only(ex.answering) or undecided(text))
     if outcome.label is not None:
         return outcome.label, outcome.confidence
     return ("none", 0.0) if key is not None else (rule, rule_conf)

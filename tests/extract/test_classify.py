@@ -9,9 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench.classifier.corpus import Example
+from bench.classifier.evaluate import prepared
 from memtui.extract.asked import answers_only
-from memtui.extract.classify.apply import ALONE_ACTIVE
-from memtui.extract.classify.combine import combine
+from memtui.extract.candidates import Extraction
+from memtui.extract.classify.apply import ALONE_ACTIVE, refine
+from memtui.extract.classify.combine import combine, undecided
 from memtui.extract.classify.features import (
     BUCKETS,
     Buckets,
@@ -25,6 +28,7 @@ from memtui.extract.classify.features import (
 from memtui.extract.classify.head import WEIGHTS, Classifier, Head, Verdict
 from memtui.extract.classify.reader import READER
 from memtui.extract.classify.summary import decision_summary, gerund, proposal, rejection_summary
+from memtui.extract.local import LocalExtractor
 
 ROOT = Path(__file__).resolve().parents[2]
 TH = {"rejected": 0.6, "veto": 0.15, "decision": 0.6}
@@ -324,6 +328,40 @@ def test_an_answer_to_a_question_of_fact_is_no_refusal_or_decision_of_the_classi
     assert answers_only("Done. Is there anything more I can help with?")  # it closes
     assert answers_only("Understood, I'll hold it. Is there more you need today?")
     assert answers_only("Added the gallery. Do you want any other section on the homepage?")
+
+
+@pytest.mark.parametrize("text, says", [
+    ("hmm, if people have to pay for the SMS nobody will answer. I am not sure.", True),
+    ("hmm not sure, what do you think", True),
+    ("dunno, the old Androids do weird things with 5 GHz", True),
+    ("I don't know, let me check the logbook", True),
+    ("no idea honestly, marketing would know", True),
+    ("I'm not sure we're in a position to promise that", False),  # doubts the offer
+    ("we don't know next quarter's spend, so skip it", False),
+    ("you have no idea how much drama that saves", False),
+    ("let me think about it", False),  # puts it off: a refusal for now
+])
+def test_a_turn_that_says_the_person_has_not_decided(text: str, says: bool) -> None:
+    assert undecided(text) is says
+
+
+def test_the_classifier_alone_reads_no_refusal_in_an_undecided_turn() -> None:
+    """However sure the classifier is, "hmm … I am not sure" to an offer refuses nothing;
+    the rules' own refusal in such a turn still stands."""
+    pt = prepared(Example(id="u/1", conv="u", domain="ops", source="hand",
+                          prev="A free alternative is a short SMS survey during the shows.",
+                          text="Hmm, if people have to pay for the SMS, nobody will answer. "
+                               "I am not sure.", label="none"))
+    sure = Verdict("rejected", 0.97, 0.97, 0.01)
+    one = Extraction()
+    refine(pt, one, sure, {**TH, "rejected": 0.5}, review_below=0.7)
+    assert one.state == []
+    pt2 = prepared(Example(id="u/2", conv="u", domain="ops", source="hand",
+                           prev="Shall I add a late fee?",
+                           text="not sure about the fee. please don't add it", label="rejected"))
+    got = LocalExtractor().extract([pt2])
+    refine(pt2, got, sure, {**TH, "rejected": 0.5}, review_below=0.7)
+    assert [s.category for s in got.state] == ["rejected"]
 
 
 def test_a_late_answer_is_read_against_the_offer_it_answers() -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from memtui.extract.asked import answers_only
 from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn, StateCandidate
-from memtui.extract.classify.combine import combine
+from memtui.extract.classify.combine import combine, undecided
 from memtui.extract.classify.features import context_of, proposes, worth_embedding
 from memtui.extract.classify.head import Classifier, Verdict
 from memtui.extract.classify.summary import decision_summary, rejection_summary
@@ -104,7 +104,8 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     question = asks(text)
     offered = proposes(pt.answering)
     outcome = combine(rule, rule_conf, verdict, thresholds, offered, question,
-                      bool(pt.previous_assistant), answers_only(pt.answering))
+                      bool(pt.previous_assistant),
+                      answers_only(pt.answering) or undecided(text))
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:

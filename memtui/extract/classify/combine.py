@@ -25,6 +25,14 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
   refuses; without this rule the combination read 85 of them as a refusal or a
   decision, none rightly, and with it 3 (the rules' own).
 
+- **add** neither in a turn that says the person has not decided (``undecided``: "hmm,
+  if people have to pay for the SMS nobody will answer. I am not sure.", "dunno, what
+  would you do?"). Of the 59 such turns in the non-held-out part of sets 1-15, 51 are
+  labelled none, 7 discovery and one a refusal (where "I don't know" is about
+  neighbours). Before this, the classifier read 10 of the 19 such none-turns in set 16's
+  non-held-out part (which no weight had read) as refusals; it now loses 2 refusals
+  there.
+
 The thresholds are fitted out of fold by ``bench/train_classifier.py`` and stored with
 the weights (a set for the head with the reader, a set for the head alone). The
 confidence of the result is the classifier's calibrated probability, raised to the
@@ -34,6 +42,7 @@ confirms nor vetoes keeps the rule's confidence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memtui.extract.classify.head import Verdict
@@ -46,6 +55,24 @@ leaves the choice open; "why would we pay for that?" turns the offer down).
 ``unoffered``: what P(rejected) a turn needs for the classifier alone to read it as a
 refusal when the preceding turn offers nothing ``features.proposes`` sees, if more than
 the others (1.01, a head file without it: never)."""
+_UNDECIDED = re.compile(
+    r"\bnot (?:really |quite |so |too )?sure\b(?=\s*(?:$|[.,;:!?…)]|(?:yet|anymore|tbh|"
+    r"honestly|what|which|who)\b|about (?:this|that|it)\b))"
+    r"|(?:^|\bi |\bi really |\bhonestly,? )(?:don'?t|dont|do not) know\b(?=\s*(?:$|[.,;:!?…)]|"
+    r"(?:yet|tbh|honestly|either|what|which|if|whether)\b|about (?:this|that|it)\b))"
+    r"|\bdunno\b|(?<!you have )(?<!you've )\bno idea\b|\bhaven'?t decided\b"
+    r"|\bcan'?t decide\b|\bundecided\b|\bon the fence\b", re.I)
+
+
+def undecided(text: str) -> bool:
+    """Whether the (cleaned) turn says the person has not decided: "not sure", "I don't
+    know", "dunno", "no idea". Not "I'm not sure we can promise that", whose doubt is
+    about the offer itself, nor "we don't know next quarter's spend"; and putting the
+    answer off ("let me think about it", "still thinking") is a refusal of the offer for
+    now, not this."""
+    return _UNDECIDED.search(text) is not None
+
+
 VETOING = frozenset({"none", "correction", "decision"})
 """What the classifier must read a turn as to overrule the rules' rejection of it."""
 
@@ -70,8 +97,9 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     correction reading vetoes nothing, and "Don't use requests, we use httpx" opening a
     session stays the rules' prohibition); ``answer``: the turn answers a question of
     fact, status or clarification (``asked.answers_only``: "yes, Hotel Fita" to "Is your
-    hotel the Fita?", "no, still the old ones" to "Did the goggles get replaced?"), in
-    which the classifier alone reads no rejection or decision."""
+    hotel the Fita?", "no, still the old ones" to "Did the goggles get replaced?"), or
+    says the person has not decided (``undecided``), in which the classifier alone reads
+    no rejection or decision."""
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
