@@ -51,10 +51,15 @@ _APPROVING = re.compile(r"^(?:yes|ok|okay|allow|approve|proceed|go ahead|continu
                         re.I)
 _CLOSING = re.compile(
     r"\banything (?:else|more)\b|\bis that (?:all(?! right)|everything|it)\b"
-    r"|\bis there (?:anything |something )?(?:else|more)\b|\bany (?:other|more|further)\b",
-    re.I)
-"""A question that closes the exchange ("Anything else?"), not an offer: "Would you
-like something more formal?" offers, and a "no" to it refuses."""
+    r"|\bis there (?:anything |something )?(?:else|more)\b"
+    r"|\bany (?:other|more|further) (?:questions?|requests?|changes?|tasks?)\b", re.I)
+"""A question that closes the exchange ("Anything else?", "Is there more you need?"), not
+an offer: "Would you like something more formal?" offers, and a "no" to it refuses."""
+_ANY_MORE = re.compile(r"\bany (?:other|more|further)\b", re.I)
+_AGENT_ACTS = re.compile(r"\b(?:me to|should i|shall i|can i|could i|i can|i could|i'll|"
+                         r"let me)\b", re.I)
+""""Do you want any other section?" closes too; "Want me to order any more toner?" and
+"Should I check any other servers?" offer something the agent would do."""
 _NOTHING_MORE = re.compile(
     r"^(?:that(?:'s|’s| is| was|s) (?:it|all|everything|enough)\b(?!\s+(?:wrong|bad|broken|"
     r"incorrect|nonsense|rubbish))|(?:i'?m|i am|we'?re|we are|all) (?:good|set|done)\b"
@@ -384,13 +389,20 @@ def asks_only(ask: str) -> bool:
     return not _SEEKS_CONSENT.search(s) and not _APPROVAL.search(s)
 
 
+def closes(ask: str) -> bool:
+    """Whether the agent's question closes the exchange (``_CLOSING``, or "any other/more
+    …" that offers no act of the agent's)."""
+    return bool(_CLOSING.search(ask) or (_ANY_MORE.search(ask)
+                                         and not _AGENT_ACTS.search(ask)))
+
+
 def answers_only(previous: str, ask: str | None = None) -> bool:
     """Whether the agent's last words (``previous``) end by asking only a question of fact,
     status or clarification (``asks_only``) or one that closes the exchange ("Anything
     else?"), so a reply answers it rather than approving or refusing anything. ``ask``:
     their ``last_ask``, when the caller has it already."""
     ask = last_ask(previous) if ask is None else ask
-    return bool(ask) and (asks_only(ask) or bool(_CLOSING.search(ask)))
+    return bool(ask) and (asks_only(ask) or closes(ask))
 
 
 def nothing_more(rest: str, ask: str) -> bool:
@@ -398,4 +410,4 @@ def nothing_more(rest: str, ask: str) -> bool:
     "no" to a closing question ("Anything else?", "Is that all?"), or a "no" followed by
     "that's it", "all good" or "nothing else" ("nope, that's all for now"). ``rest`` is
     what follows the "no", ``ask`` the question it answers."""
-    return bool(_NOTHING_MORE.match(rest.strip())) or bool(ask and _CLOSING.search(ask))
+    return bool(_NOTHING_MORE.match(rest.strip())) or bool(ask and closes(ask))

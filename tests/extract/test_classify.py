@@ -328,6 +328,7 @@ def test_an_answer_to_a_question_of_fact_is_no_refusal_or_decision_of_the_classi
     assert answers_only("Done. Is there anything more I can help with?")  # it closes
     assert answers_only("Understood, I'll hold it. Is there more you need today?")
     assert answers_only("Added the gallery. Do you want any other section on the homepage?")
+    assert not answers_only("Toner is at 10%. Want me to order any more toner?")  # offers
 
 
 @pytest.mark.parametrize("text, says", [
