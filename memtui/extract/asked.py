@@ -164,10 +164,20 @@ def last_ask(previous: str) -> str:
 
 ANNOUNCES = re.compile(
     r"\b(?:i'?m (?:going|about|planning) to|i am (?:going|about|planning) to|i'll|i will|"
-    r"i'd|i would|let me|i plan to|i want to|i'm thinking of|next,? i|(?:i|we) (?:could|can)|"
-    r"i (?:suggest|recommend|propose))\b", re.I)
+    r"i'd|i would|let me|i plan to|i want to|i'm thinking of|next,? i|"
+    r"(?:i|we) (?:could|can)(?!['’]|not)|i (?:suggest|recommend|propose))\b", re.I)
 """An agent's sentence announcing what it will or could do, in the first person: a plan
 or an offer a reply can turn down ("Redis could be slower" announces nothing)."""
+
+
+OFFERS = re.compile(
+    r"\b(?:i|we) (?:could|can)\b(?!['’]|not)"
+    r"|\b(?:i'?d|i would|i) (?:suggest|recommend|propose)\b"
+    r"|\bif (?:you'?d? )?(?:want|like|prefer)\b|\bif (?:useful|helpful)\b|\bhappy to\b"
+    r"|\bone option\b|\blet me know if\b", re.I)
+"""An announcing sentence that offers rather than states a plan ("I could add a check",
+"If you want, I can write three more", "I'd suggest a Saturday shift"): an approval of it
+decides, where an "ok" to "I'll chart Eastside separately." may only hear the plan out."""
 
 
 def last_offer(previous: str) -> str:

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING
 
 from memtui.config import MaintenanceSettings
 from memtui.extract.asked import (
+    OFFERS,
     answers_only,
     asks_only,
     last_ask,
@@ -341,6 +342,12 @@ _DECIDE = _rx(
     r"|\b(?:switch|move|migrate) (?:to|over to)\b"
     r"|\b(?:use|using) \S+(?: \S+)? (?:instead|from now on|going forward)\b"
 )
+_SCOFFS = _rx(
+    r"^(?:oh,? (?:sure|yes|yeah|great|perfect)\b|(?:yes|yeah|sure)(?: yes)?,? because\b)"
+    r"|\bwhat could (?:possibly )?go wrong\b|\bgod forbid\b|\byeah,? right\b"
+    r"|\bbecause (?:that|this|it) went so well\b|,? brilliant[.!]*$")
+"""An approval's words in mockery ("oh sure, be the only one who skips it, brilliant",
+"yes because what that dashboard needs is more numbers"): they approve nothing."""
 _APPROVE = _rx(
     r"^(?:yes|yep|yeah|yup|ok|okay|sure|sounds good|looks good|lgtm|approved|ship it|"
     r"go ahead|go(?=\s*[,.!]|\s*$)|do it|perfect|great,? (?:go|do)|correct|proceed|"
@@ -677,8 +684,17 @@ class LocalExtractor:
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
             # with a condition; "yes" to "Did that fix it?" answers it, approving nothing,
             # and "yeah, rename the field" to "Anything else?" asks for something new
+            if _SCOFFS.search(lower):
+                return None  # "oh sure, because the trial went so well"
             if ask and not answers_only(pt.answering, ask):
                 return "decision", _approval(s, ask, pt.answering), 0.75
+            if not ask and (plan := last_offer(pt.answering)) and (
+                    OFFERS.search(plan) or len(lower.split()) > 4) and not (
+                    _lesson(lower) or _STANDING.search(lower)):  # a rule, below
+                # "yes, but to Herr Brandt, not the lab manager" after "I could add a check
+                # that emails the lab manager." approves the offer; a bare "ok" after "I'll
+                # chart Eastside separately." may only hear a plan out
+                return "decision", _approval(s, plan, pt.answering), 0.75
             if len(lower.split()) <= 4:
                 return None
         mark = next((m[0] for m in _SHOUTED.finditer(s) if m[0].isupper()), "")

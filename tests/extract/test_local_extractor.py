@@ -170,6 +170,32 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     assert text in entry.summary or text[:40] in entry.summary
 
 
+@pytest.mark.parametrize("text, previous, decided", [
+    ("Yes, but to Herr Brandt, not the lab manager.",
+     "I could add a check that emails the lab manager whenever a backup fails.",
+     "Add a check that emails the lab manager whenever a backup fails"),
+    ("oh yes please", "If useful, I can show attendance by week alongside the dates.",
+     "Show attendance by week alongside the dates"),
+    ("sounds good, but keep the old one for a week", "I'll move the backups to S3 tonight.",
+     "Move the backups to S3 tonight"),
+])
+def test_an_approval_of_an_offer_the_agent_stated_decides(text: str, previous: str,
+                                                          decided: str) -> None:
+    out = LocalExtractor().extract([turn(text, previous=previous)])
+    [entry] = out.state
+    assert entry.category == "decision" and entry.summary.startswith(decided)
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("ok", "I'll chart Eastside separately."),  # may only hear a plan out
+    ("fine, I'll pin it up myself", "I can't reach the board, so I made a printable A4."),
+    ("oh sure, because the trial went so well", "I can enable auto-translate for agents."),
+    ("yes because what that dashboard needs is more numbers", "Shall I add six more tiles?"),
+])
+def test_what_approves_no_offer(text: str, previous: str) -> None:
+    assert "decision" not in categories(text, previous=previous)
+
+
 @pytest.mark.parametrize("text, previous", [
     ("ok, please don't touch those 28, one of them is the old wiki",
      "I can delete everything older than 180 days."),  # "ok" only hears it out

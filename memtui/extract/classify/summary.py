@@ -16,7 +16,8 @@ from memtui.extract.classify.features import CONTEXT_CHARS
 from memtui.text import capital, clean, sentences, shorten
 
 _ASK_LEAD = re.compile(
-    r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?(?:"
+    r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?"
+    r"(?:if (?:useful|helpful|needed|you(?:'d)? (?:want|like|prefer))[,:]?\s+)?(?:"
     r"(?:do you want|would you like|want|shall|should|can|could|may) (?:me|i|we) (?:to\b\s*)?"
     r"|(?:should|shall|can|could|may) (?:i|we)\s"
     r"|i(?:\s+(?:could|can|would|will)|'d|'ll) (?:also |just |now |first )?"
