@@ -151,6 +151,11 @@ _DECLINES = _rx(
     r"(?:too (?:much|many|slow|expensive|risky|noisy|early|big|long|complex|complicated|heavy|"
     r"pricey|aggressive|soon)|overkill|scope creep|not worth it|not needed|unnecessary|"
     r"not necessary)\b"
+    # "cant, bank export starts 4:30", "cannot install ghostscript on the server", not
+    # "can't talk, on the bus" or "can't log in to the app", a problem
+    rf"|^(?:(?:oh|ah|sorry|hmm)[,.!]?\s+)?(?:i |we )?(?:can{_APOS}?t|cannot|can not)\b"
+    r"(?! (?:talk|hurt|wait|complain|believe|remember|tell|find|see|hear|stop|thank|help|say|"
+    r"log|sign|access|open|get|connect|load|print|reach|figure|work out|seem)\b)"
     r"|^(?:then |so )?(?!(?:i|we|you|he|she) )(?:the |our |my )?[\w.-]+(?: [\w.-]+)? stays?\b"
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )

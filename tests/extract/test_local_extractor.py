@@ -170,6 +170,20 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     assert text in entry.summary or text[:40] in entry.summary
 
 
+@pytest.mark.parametrize("text, previous, refused", [
+    ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
+     True),
+    ("We cannot use Let's Encrypt, the bank requires an OV certificate.",
+     "I'd switch the site to Let's Encrypt.", True),
+    ("can't talk, on the bus with the kids", "I can book the flight now.", False),
+    ("cant log in to the app, says card invalid", "What's going on? Can I help?", False),
+    ("can't hurt, try it", "I could ask for a retention offer.", False),
+])
+def test_a_cannot_after_an_offer_turns_it_down(text: str, previous: str,
+                                               refused: bool) -> None:
+    assert ("rejected" in categories(text, previous=previous)) is refused
+
+
 @pytest.mark.parametrize("text, previous, decided", [
     ("Yes, but to Herr Brandt, not the lab manager.",
      "I could add a check that emails the lab manager whenever a backup fails.",
