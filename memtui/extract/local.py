@@ -103,7 +103,9 @@ DONT = rf"(?:don{_APOS}t|do not|dont)"
 _NO_START = _rx(
     # and the no of the people who write English as a second language: "nein, Montag",
     # "não, sizing goes in the table", "nee, too expensive" (not "non-blocking")
-    r"^(?:no|nope|nah|nay|negative|non|nein|nee|não|nao|nie|nej|όχι|hayır|hayir)\b(?!-)"
+    # "god no", "lol no", "hell no" (not the "oh no" of dismay)
+    r"^(?:(?:god|oh god|lol|haha|hell|ugh|lmao|omg)[,.!]?\s+)?"
+    r"(?:no|nope|nah|nay|negative|non|nein|nee|não|nao|nie|nej|όχι|hayır|hayir)\b(?!-)"
     r"(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
     r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|objections?|concerns?|"
     r"need to (?:worry|rush|hurry|stress|apologi[sz]e)|wonder|matter|one|way\b(?!\s*[.!])|"
@@ -151,6 +153,17 @@ _DECLINES = _rx(
     r"(?:too (?:much|many|slow|expensive|risky|noisy|early|big|long|complex|complicated|heavy|"
     r"pricey|aggressive|soon)|overkill|scope creep|not worth it|not needed|unnecessary|"
     r"not necessary)\b"
+    # putting it off: "let me think about it", "wait for Lena's review", "hold off"
+    r"|^(?:hmm+,? )?let me (?:first )?(?:think|check|ask|talk|call|read|show|see|discuss|"
+    r"run it by|sleep on|look)\b(?! out loud)"
+    r"|^(?:please |pls )?(?:wait (?:for|until|till|with)|hold off)\b|^please wait\b"
+    # "not a chance with this budget", "not a fan, sounds like we're raising them"
+    r"|^not a (?:chance|fan|good idea|great idea|priority)\b"
+    r"|^skip (?:it|that|this|the|those|them)\b|^(?:please|pls) not\b"
+    rf"|^(?:that|this|it)(?:{_APOS}s| is) (?:very |so |really )?(?:kind|sweet|thoughtful|"
+    r"nice|generous|lovely)\b.*\b(?:but|though)\b"
+    r"|^i never\b(?! (?:know|remember|understand|get|thought)\b)"
+    rf"|^we don{_APOS}t (?!know|mind|care|need to|have to|want)\w+"
     # "cant, bank export starts 4:30", "cannot install ghostscript on the server", not
     # "can't talk, on the bus" or "can't log in to the app", a problem
     rf"|^(?:(?:oh|ah|sorry|hmm)[,.!]?\s+)?(?:i |we )?(?:can{_APOS}?t|cannot|can not)\b"

@@ -170,6 +170,34 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     assert text in entry.summary or text[:40] in entry.summary
 
 
+@pytest.mark.parametrize("text, previous", [
+    ("let me think about it over the weekend", "I can send the reminder to all 40 parents."),
+    ("wait for Ana's review, she owns the blog", "Publish it now?"),
+    ("hold off until I've talked to Ines", "I'll drop the six old indexes tonight."),
+    ("not a chance with this budget", "Shall I order the bigger server?"),
+    ("skip the warranty, the battery is what wears out", "Add the 3-year warranty for €49?"),
+    ("please not whole folder, it makes a huge diff", "I'll reformat the whole folder."),
+    ("That's very kind, but the singers get enough emails from me", "I could send them a "
+     "weekly digest."),
+    ("i never use hashtags, tags make it look desperate", "Shall I add hashtags?"),
+    ("we don't blame vendors in public replies", "I'd mention the vendor's outage."),
+    ("god no, that defeats the point of snapshots", "Should I update all snapshots?"),
+])
+def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str) -> None:
+    assert "rejected" in categories(text, previous=previous)
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("let me think out loud for a second", "I could use Redis for the queue."),
+    ("I never know with these numbers", "The model's AUC is 0.78. Shall I ship it?"),
+    ("skip the footer in future drafts", "Sent the newsletter."),  # nothing offered
+    ("wait for it to finish, then tell me", "The build is running."),
+    ("we don't know yet", "Did the vendor reply?"),
+])
+def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str) -> None:
+    assert "rejected" not in categories(text, previous=previous)
+
+
 @pytest.mark.parametrize("text, previous, refused", [
     ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
      True),
