@@ -59,12 +59,14 @@ from typing import TYPE_CHECKING
 from memtui.config import MaintenanceSettings
 from memtui.extract.asked import (
     OFFERS,
+    alternatives,
     answers_only,
     asks_only,
     last_ask,
     last_offer,
     named,
     nothing_more,
+    options,
     pick,
 )
 from memtui.extract.candidates import (
@@ -173,6 +175,10 @@ _DECLINES = _rx(
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
 
+_RATHER = _rx(rf"^(?:hmm+,? )?i(?:{_APOS}d| would) (?:perhaps |much |really )?rather\b")
+"""A counter-proposal ("I'd rather water on a timer" after "Shall I add soil sensors?"),
+unless the agent offered alternatives and it picks one ("I'd rather the 10:00 one")."""
+
 _PUTS_OFF = _rx(r"\b(?:not (?:now|yet|today|tonight|tomorrow|this (?:week|month|time))|later|"
                r"wait (?:for|until|till)|hold (?:off|on))\b")
 """A deferral inside an approval ("ok, but not now", "sure, later"): it puts the offer off."""
@@ -270,7 +276,9 @@ def _declined(lower: str, answering: str, reply: str = "") -> str | None:
         return _APPROVE.search(clean(reply).lower()) is not None
 
     if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not approved()
-                                   and not _APPROVE.search(lower)):
+                                   and not _APPROVE.search(lower)) or (
+            _RATHER.search(lower) and alternatives(answering) is None
+            and not options(answering)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
         return None if answers_only(answering) else last_offer(answering) or None
     if not _KEEPS.search(lower) or approved():

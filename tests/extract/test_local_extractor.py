@@ -182,6 +182,7 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     ("i never use hashtags, tags make it look desperate", "Shall I add hashtags?"),
     ("we don't blame vendors in public replies", "I'd mention the vendor's outage."),
     ("god no, that defeats the point of snapshots", "Should I update all snapshots?"),
+    ("I'd rather water on a timer, I don't trust these sensors", "Shall I add soil sensors?"),
 ])
 def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str) -> None:
     assert "rejected" in categories(text, previous=previous)
@@ -193,6 +194,8 @@ def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str)
     ("skip the footer in future drafts", "Sent the newsletter."),  # nothing offered
     ("wait for it to finish, then tell me", "The build is running."),
     ("we don't know yet", "Did the vendor reply?"),
+    ("I'd rather the 10:00 one", "Shall I book the 9:00 or the 10:00 slot?"),  # a pick
+    ("I'd rather use tabs than spaces.", ""),  # a preference
 ])
 def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
