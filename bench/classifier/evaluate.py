@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.classifier.corpus import LABELS, Example
-from memtui.extract.asked import answers_only
 from memtui.extract.candidates import PreparedTurn
-from memtui.extract.classify.apply import asks
-from memtui.extract.classify.combine import combine, undecided
+from memtui.extract.classify.apply import asks, decides_nothing
+from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import proposes
 from memtui.extract.classify.head import Verdict
 from memtui.extract.local import LocalExtractor
@@ -65,7 +64,7 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
         offered = proposes(ex.answering)
     text = clean(ex.text)
     outcome = combine(key, rule_conf, verdict, thresholds, offered, asks(text),
-                      bool(ex.prev), answers_only(ex.answering) or undecided(text))
+                      bool(ex.prev), decides_nothing(text, ex.answering))
     if outcome.label is not None:
         return outcome.label, outcome.confidence
     return ("none", 0.0) if key is not None else (rule, rule_conf)

@@ -265,6 +265,11 @@ def _lesson(lower: str) -> bool:
     return _ORDERS_ALWAYS.match(lower) is not None  # "ugh, always check the timezone"
 
 
+def _opens_approving(reply: str) -> bool:
+    """Whether the person's whole turn opens by approving ("ok, but …", "go, but …")."""
+    return _APPROVE.search(clean(reply).lower()) is not None
+
+
 def _declined(lower: str, answering: str, reply: str = "") -> str | None:
     """The offer a sentence turns down without saying no, None if it does not: a deferral
     or a judgement of worth (``_DECLINES``) of what the turn before offered or announced
@@ -273,7 +278,7 @@ def _declined(lower: str, answering: str, reply: str = "") -> str | None:
     turn) that opened by approving ("ok, but keep the sentence about the cooperatives"),
     keeping or replacing a part is the approval's condition, not a refusal."""
     def approved() -> bool:  # read only when a keep or a substitute is in sight
-        return _APPROVE.search(clean(reply).lower()) is not None
+        return _opens_approving(reply)
 
     if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not approved()
                                    and not _APPROVE.search(lower)) or (
@@ -299,7 +304,7 @@ def _conditions(s: str, pt: PreparedTurn, ask: str) -> bool:
     consent (``answers_only``: a "yes" to "Did that fix it?" approves nothing)."""
     lower = s.lower()
     after = (m := _APPROVE.search(lower)) and lower[m.end():].lstrip(" ,.!:;-—") or lower
-    return (_APPROVE.search(clean(pt.text).lower()) is not None
+    return (_opens_approving(pt.text)
             # "ok, please don't touch those 28" refuses; "go, but don't deploy it" approves
             and not (_PROHIBIT_START.search(after) and not after.startswith("but "))
             and not _REVERSES.search(lower) and not _PUTS_OFF.search(lower)

@@ -61,6 +61,14 @@ def asks(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
+def decides_nothing(text: str, answering: str) -> bool:
+    """Whether the classifier alone may read no refusal or decision in the (cleaned) turn:
+    it answers a question of fact, status or clarification (``asked.answers_only``) or
+    says the person has not decided (``combine.undecided``). The bench's reading calls
+    this too, so the thresholds are fitted as the extractor reads."""
+    return answers_only(answering) or undecided(text)
+
+
 def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
                  classifier: Classifier, turns: Sequence[PreparedTurn],
                  review_below: float) -> Extraction:
@@ -104,8 +112,7 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     question = asks(text)
     offered = proposes(pt.answering)
     outcome = combine(rule, rule_conf, verdict, thresholds, offered, question,
-                      bool(pt.previous_assistant),
-                      answers_only(pt.answering) or undecided(text))
+                      bool(pt.previous_assistant), decides_nothing(text, pt.answering))
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:
