@@ -192,6 +192,36 @@ def last_offer(previous: str) -> str:
     return ""
 
 
+_PUSHBACK = re.compile(r"^(?:\S+[,.]?\s+)?are you (?:really |quite )?(?:sure|certain)"
+                       r"(?:\s+about\b[^?]*)?\?$", re.I)
+_LOSS = re.compile(r"\b(?:delet|los[et]|permanent|undo|undone|irreversib|overwrit|wipe|"
+                   r"erase|destroy|recover|restor)", re.I)
+
+
+def pushback(previous: str) -> str:
+    """The agent's argument when its last words push back on what the person said with a
+    bare "Are you sure?" ("Are you sure? It would save two hours a week."; "Are you sure
+    about the price table? Moving it to JSON would let you change prices."): a "yes,
+    I'm sure" to it holds to a refusal, so it refuses what the agent argues for. "" when
+    they do not, when they ask to confirm an act ("Are you sure you want to drop the
+    table?"), or when the argument warns of a loss ("Are you sure? This deletes the 2019
+    backups."), which a "yes" confirms."""
+    if not previous:
+        return ""
+    parts = sentences(clean(previous))
+    asked = [i for i, s in enumerate(parts) if ASKED.search(s)]
+    if not asked or not _PUSHBACK.match(parts[asked[-1]].strip(" \"'*_`")):
+        return ""
+    argument = " ".join(p for i, p in enumerate(parts) if i != asked[-1]
+                        and not re.match(r"^(?:ok(?:ay)?|understood|noted|sure|got it)\W*$",
+                                         p, re.I))
+    if _LOSS.search(argument):
+        return ""
+    if not argument and " about " in parts[asked[-1]]:
+        argument = parts[asked[-1]]  # "Are you sure about the warranty?"
+    return shorten(argument, 140)
+
+
 def options(previous: str) -> dict[str, str]:
     """The numbered or lettered options the agent's last words list, key (``1``, ``b``)
     → the option's words. Only a run that starts at 1 (or a) and counts up without a gap

@@ -68,6 +68,7 @@ from memtui.extract.asked import (
     nothing_more,
     options,
     pick,
+    pushback,
 )
 from memtui.extract.candidates import (
     EpisodeCandidate,
@@ -384,6 +385,13 @@ _APPROVE = _rx(
     r"go ahead|go(?=\s*[,.!]|\s*$)|do it|perfect|great,? (?:go|do)|correct|proceed|"
     r"very well|(?:alright|all right|fine|agreed|deal|that works|works for me)(?=\s*[,.!]|\s*$))\b"
 )
+
+_INSISTS = _rx(r"^(?:(?:yes|yeah|yep|yup)\b|(?:i'?m |i am |quite |very |absolutely |"
+               r"totally |100% )?(?:sure|certain|positive)\b)")
+_GIVES_IN = _rx(r"\b(?:you'?re right|fair (?:enough|point)|good point|fine|ok(?:ay)?|go ahead|"
+                r"do it|(?:add|do|change|use|move) (?:it|that|them))\b|\bif you put it\b")
+"""A "yes, I'm sure" that holds to what the person said (``asked.pushback``), and what
+turns it into giving in ("yes ok, you're right, add it")."""
 
 # Learnings and standing instructions.
 _LEARN = _rx(
@@ -711,6 +719,11 @@ class LocalExtractor:
             return None
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
+        if _INSISTS.search(lower) and not _GIVES_IN.search(lower) and (
+                argued := pushback(pt.answering)):
+            # "yes, I'm sure, Davi likes it where it is" to "Are you sure? Moving it to
+            # JSON would let you change prices without touching code." holds to a refusal
+            return "rejected", f"{s.rstrip('.!')} — re: {argued}", NO_BUT
         if _APPROVE.search(lower):
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
             # with a condition; "yes" to "Did that fix it?" answers it, approving nothing,

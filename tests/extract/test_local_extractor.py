@@ -201,6 +201,30 @@ def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str
     assert "rejected" not in categories(text, previous=previous)
 
 
+@pytest.mark.parametrize("text, previous, category", [
+    ("yes, I'm sure, Davi changes it anyway and he likes it where it is",
+     "Are you sure about the price table? Moving it to JSON would let you edit prices.",
+     "rejected"),
+    ("Yes, quite sure. The translations stay.",
+     "Are you certain? Dropping them saves about 90 € at the print shop.", "rejected"),
+    ("yes ok, you're right, add the dry run",
+     "Are you sure? A dry run would have caught last month's double booking.", None),
+    ("yes, I'm sure", "Are you sure? This deletes the 2019 backups for good.", None),
+    ("yes", "Are you sure you want to force-push to main?", "decision"),
+])
+def test_holding_firm_after_are_you_sure_refuses_what_the_agent_argued(
+        text: str, previous: str, category: str | None) -> None:
+    out = LocalExtractor().extract([turn(text, previous=previous)])
+    found = [e for e in out.state if e.category in ("rejected", "decision")]
+    if category is None:
+        assert not [e for e in found if e.category == "rejected"]
+    else:
+        [entry] = found
+        assert entry.category == category
+    if category == "rejected":  # the summary names what the agent argued for
+        assert previous.split("? ", 1)[1][:20] in found[0].summary
+
+
 @pytest.mark.parametrize("text, previous, refused", [
     ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
      True),
