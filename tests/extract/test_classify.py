@@ -14,7 +14,7 @@ from bench.classifier.evaluate import prepared
 from memtui.extract.asked import answers_only
 from memtui.extract.candidates import Extraction
 from memtui.extract.classify.apply import ALONE_ACTIVE, refine
-from memtui.extract.classify.combine import combine, undecided
+from memtui.extract.classify.combine import acknowledges, combine, undecided
 from memtui.extract.classify.features import (
     BUCKETS,
     Buckets,
@@ -363,6 +363,29 @@ def test_the_classifier_alone_reads_no_refusal_in_an_undecided_turn() -> None:
     got = LocalExtractor().extract([pt2])
     refine(pt2, got, sure, {**TH, "rejected": 0.5}, review_below=0.7)
     assert [s.category for s in got.state] == ["rejected"]
+
+
+@pytest.mark.parametrize("text, only", [
+    ("ok understand", True),
+    ("alright, noted", True),
+    ("Makes sense, thanks!", True),
+    ("got it", True),
+    ("ah ok, fair enough", True),
+    ("Understood, go ahead", False),  # it approves
+    ("ok", False),  # a bare "ok" to an offer may approve it
+    ("noted, but don't book it yet", False),
+])
+def test_a_turn_that_only_acknowledges(text: str, only: bool) -> None:
+    assert acknowledges(text) is only
+
+
+def test_the_classifier_alone_reads_no_approval_in_an_acknowledgement() -> None:
+    pt = prepared(Example(id="k/1", conv="k", domain="personal", source="hand",
+                          prev="The first free slot is on 2 September. I can book it.",
+                          text="ok understand", label="none"))
+    out = Extraction()
+    refine(pt, out, Verdict("decision", 0.02, 0.95, 0.01), TH, review_below=0.7)
+    assert out.state == []
 
 
 def test_a_late_answer_is_read_against_the_offer_it_answers() -> None:
