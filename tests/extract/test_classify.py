@@ -14,7 +14,7 @@ from bench.classifier.evaluate import prepared
 from memtui.extract.asked import answers_only
 from memtui.extract.candidates import Extraction
 from memtui.extract.classify.apply import ALONE_ACTIVE, refine
-from memtui.extract.classify.combine import acknowledges, combine, undecided
+from memtui.extract.classify.combine import acknowledges, busy, combine, undecided
 from memtui.extract.classify.features import (
     BUCKETS,
     Buckets,
@@ -377,6 +377,20 @@ def test_the_classifier_alone_reads_no_refusal_in_an_undecided_turn() -> None:
 ])
 def test_a_turn_that_only_acknowledges(text: str, only: bool) -> None:
     assert acknowledges(text) is only
+
+
+@pytest.mark.parametrize("text, says", [
+    ("can't talk, on the bus with the kids, back in an hour", True),
+    ("hold on, on a call with the kiln guy, ten minutes", True),
+    ("eating now, ask me again in one hour", True),
+    ("in a meeting, ping me after lunch", True),
+    ("ask me after the gala", False),  # puts the offer off: a refusal for now
+    ("Not while I'm driving. Tomorrow morning, I want to read it first.", False),
+    ("demo in 40 min and resize means a restart, not risking it", False),
+    ("I like readmes you can read in two minutes, on a phone, waiting for a train", False),
+])
+def test_a_turn_that_says_the_person_is_busy_for_now(text: str, says: bool) -> None:
+    assert busy(text) is says
 
 
 def test_the_classifier_alone_reads_no_approval_in_an_acknowledgement() -> None:

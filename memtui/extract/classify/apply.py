@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from memtui.extract.asked import answers_only
 from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn, StateCandidate
-from memtui.extract.classify.combine import acknowledges, combine, undecided
+from memtui.extract.classify.combine import acknowledges, busy, combine, undecided
 from memtui.extract.classify.features import context_of, proposes, worth_embedding
 from memtui.extract.classify.head import Classifier, Verdict
 from memtui.extract.classify.summary import decision_summary, rejection_summary
@@ -64,10 +64,11 @@ def asks(text: str) -> bool:
 def decides_nothing(text: str, answering: str) -> bool:
     """Whether the classifier alone may read no refusal or decision in the (cleaned) turn:
     it answers a question of fact, status or clarification (``asked.answers_only``) or
-    says the person has not decided (``combine.undecided``) or only acknowledges what
-    they heard (``combine.acknowledges``). The bench's reading calls this too, so the
-    thresholds are fitted as the extractor reads."""
-    return answers_only(answering) or undecided(text) or acknowledges(text)
+    says the person has not decided (``combine.undecided``), only acknowledges what they
+    heard (``combine.acknowledges``) or is busy and will answer soon (``combine.busy``).
+    The bench's reading calls this too, so the thresholds are fitted as the extractor
+    reads."""
+    return answers_only(answering) or undecided(text) or acknowledges(text) or busy(text)
 
 
 def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
