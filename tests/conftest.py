@@ -9,11 +9,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from memtui.db import Database
 from memtui.home import Home
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Hypothesis checks what a parser does, not how fast: its per-example deadline (200 ms)
+# failed a property test on a box busy training the reader. Speed lives in bench/.
+settings.register_profile("memtui", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("memtui")
 
 
 @pytest.fixture(scope="session", autouse=True)
