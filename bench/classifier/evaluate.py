@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bench.classifier.corpus import LABELS, Example
 from memtui.extract.candidates import PreparedTurn
-from memtui.extract.classify.apply import asks, decides_nothing
+from memtui.extract.classify.apply import asks, decides_nothing, picks
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import proposes
 from memtui.extract.classify.head import Verdict
@@ -60,6 +60,8 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
     rejection/decision from ``combine``, the rest from the rules. ``offered``: whether
     the preceding turn proposes anything, if already known."""
     key = rule if rule in ("rejected", "decision") else None
+    if key is not None and picks(ex.text, ex.answering):
+        return rule, rule_conf
     if offered is None:
         offered = proposes(ex.answering)
     text = clean(ex.text)

@@ -402,6 +402,28 @@ def test_the_classifier_alone_reads_no_approval_in_an_acknowledgement() -> None:
     assert out.state == []
 
 
+def test_a_pick_from_spelled_out_choices_is_not_overruled() -> None:
+    """"n" to a "(y/n)" prompt refuses as clearly as a refused tool use: a classifier that
+    reads the reason after it as an approval changes nothing, and a terse pick keeps the
+    review its confidence sends it to."""
+    pt = prepared(Example(id="p/1", conv="p", domain="coding", source="hand",
+                          prev="Conflicts resolved, 112 tests pass. Commit the merge and push? "
+                               "(y/n)",
+                          text="n, I'll look at it and push myself after lunch",
+                          label="rejected"))
+    got = LocalExtractor().extract([pt])
+    refine(pt, got, Verdict("decision", 0.02, 0.95, 0.01), TH, review_below=0.7)
+    [entry] = [s for s in got.state if s.category in ("rejected", "decision")]
+    assert entry.category == "rejected" and entry.status == "active"
+    terse = prepared(Example(id="p/2", conv="p", domain="coding", source="hand",
+                             prev="Push to main?", text="n", label="rejected"))
+    got = LocalExtractor().extract([terse])
+    refine(terse, got, Verdict("decision", 0.02, 0.95, 0.01), TH, review_below=0.7)
+    [entry] = [s for s in got.state if s.category in ("rejected", "decision")]
+    assert entry.category == "rejected" and entry.confidence < 0.7
+    assert entry.status == "proposed"
+
+
 def test_a_late_answer_is_read_against_the_offer_it_answers() -> None:
     """"then no", after the person asked how long the lock takes and the agent said
     "About four minutes.", answers "Should I add the index?": the classifier reads the
