@@ -333,6 +333,12 @@ def alternatives(previous: str) -> tuple[str, str, str] | None:
     return (left, right, shorten(ask, 140)) if left and right else None
 
 
+def of_fact(ask: str) -> bool:
+    """Whether the agent's question asks about a fact, even between alternatives ("Is the
+    hotel in Lisbon or Porto?", "Did it come from prod or CI?"), wanting no choice."""
+    return bool(_OF_FACT.match(ask.strip(" \"'*_`")))
+
+
 def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[^\W\d_]+|\d+", text.lower())
             if w not in _FUNCTION and (len(w) >= 3 or w.isdigit())]

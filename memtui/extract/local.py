@@ -66,6 +66,7 @@ from memtui.extract.asked import (
     last_offer,
     named,
     nothing_more,
+    of_fact,
     options,
     pick,
     pushback,
@@ -163,6 +164,7 @@ _DECLINES = _rx(
     # "not a chance with this budget", "not a fan, sounds like we're raising them"
     r"|^not a (?:chance|fan|good idea|great idea|priority)\b"
     r"|^skip (?:it|that|this|the|those|them)\b|^(?:please|pls) not\b"
+
     rf"|^(?:that|this|it)(?:{_APOS}s| is) (?:very |so |really )?(?:kind|sweet|thoughtful|"
     r"nice|generous|lovely)\b.*\b(?:but|though)\b"
     r"|^i never\b(?! (?:know|remember|understand|get|thought)\b)"
@@ -175,6 +177,13 @@ _DECLINES = _rx(
     r"|^(?:then |so )?(?!(?:i|we|you|he|she) )(?:the |our |my )?[\w.-]+(?: [\w.-]+)? stays?\b"
     r"(?! (?:up|open|on|in|at|with|for|under|below|within|the|a|by|late|home|over)\b)"
 )
+
+_NEITHER = _rx(
+    r"^(?:(?:hmm+|um+|honestly|sorry|so)[,.]?\s+)?(?:neither|weder noch|none of (?:them|those|"
+    r"these|the \w+))\b|\bneither (?:of )?(?:those|these|them|one|option)s? (?:work|suit|fit)")
+"""Turning down every option offered ("neither, we're in Croatia then" to "Want me to
+enrol Zosia?", "none of these, too generic", "weder noch"), unless the question only asks
+a fact ("Is your hotel the Fita or the Ibis?" / "neither, it's the Hilton")."""
 
 _RATHER = _rx(rf"^(?:hmm+,? )?i(?:{_APOS}d| would) (?:perhaps |much |really )?rather\b")
 """A counter-proposal ("I'd rather water on a timer" after "Shall I add soil sensors?"),
@@ -287,6 +296,8 @@ def _declined(lower: str, answering: str, reply: str = "") -> str | None:
             and not options(answering)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
         return None if answers_only(answering) else last_offer(answering) or None
+    if _NEITHER.search(lower) and (offer := last_offer(answering)) and not of_fact(offer):
+        return offer
     if not _KEEPS.search(lower) or approved():
         return None
     # the question it answers, or else the plan the agent announced ("I'd drop those 37

@@ -183,6 +183,10 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     ("we don't blame vendors in public replies", "I'd mention the vendor's outage."),
     ("god no, that defeats the point of snapshots", "Should I update all snapshots?"),
     ("I'd rather water on a timer, I don't trust these sensors", "Shall I add soil sensors?"),
+    ("neither, we're in Croatia from the 6th", "Want me to enrol Zosia in the July course?"),
+    ("none of them, sorry, they're a bit generic", "Three taglines above. Let me know which "
+     "one you like, or I can write more."),
+    ("weder noch. cancel please", "We can offer 3 months at 50% off, or a pause."),
 ])
 def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str) -> None:
     assert "rejected" in categories(text, previous=previous)
@@ -196,6 +200,8 @@ def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str)
     ("we don't know yet", "Did the vendor reply?"),
     ("I'd rather the 10:00 one", "Shall I book the 9:00 or the 10:00 slot?"),  # a pick
     ("I'd rather use tabs than spaces.", ""),  # a preference
+    ("neither, it's the Hilton", "Is your hotel the Fita or the Ibis?"),  # a fact
+    ("neither, it was the staging box", "Did the error come from prod or from CI?"),
 ])
 def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str) -> None:
     assert "rejected" not in categories(text, previous=previous)
