@@ -333,6 +333,12 @@ def alternatives(previous: str) -> tuple[str, str, str] | None:
     return (left, right, shorten(ask, 140)) if left and right else None
 
 
+def mentions(text: str, part: str) -> bool:
+    """Whether ``text`` names a content word of ``part``, give or take an ending."""
+    said = _words(text)
+    return any(_same(w, t) for w in _words(part) for t in said)
+
+
 def of_fact(ask: str) -> bool:
     """Whether the agent's question asks about a fact, even between alternatives ("Is the
     hotel in Lisbon or Porto?", "Did it come from prod or CI?"), wanting no choice."""

@@ -64,6 +64,7 @@ from memtui.extract.asked import (
     asks_only,
     last_ask,
     last_offer,
+    mentions,
     named,
     nothing_more,
     of_fact,
@@ -396,6 +397,21 @@ _APPROVE = _rx(
     r"go ahead|go(?=\s*[,.!]|\s*$)|do it|perfect|great,? (?:go|do)|correct|proceed|"
     r"very well|(?:alright|all right|fine|agreed|deal|that works|works for me)(?=\s*[,.!]|\s*$))\b"
 )
+
+_IS_FINE = _rx(
+    r"^(?:(?:ok(?:ay)?|oh|hmm+|right|great|perfect|sure|yes|yeah|yep)[,.!]?\s+)?"
+    r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:is|are)\s+(?:(?:totally|perfectly|"
+    r"absolutely|quite|more than)\s+)?(?:fine|ok|okay|enough|good enough|plenty|all right|"
+    r"alright)\b")
+_AGREED = _rx(r"^(?:that|this|it|those|these|both|either|all|all of (?:them|those|these))$")
+_NUMBERED = _rx(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                r"twenty|thirty|half|noon|midnight|morning|evening|night)\b")
+_REPORTS = _rx(r"\b(?:says?|said|thinks?|told)\b")
+_GO_ON = _rx(r"\b(?:go ahead|go for it|book it|do (?:it|that)|set (?:it|that|them) up|"
+             r"turn (?:it|them) on|send it|yes|yep|yeah|sure)\b")
+""""X is fine" after an offer: "a docstring is fine" to "Should I at least add a
+docstring?" approves what it names; "economy is fine, the kids love the big windows" to
+"Should I book first class instead?" keeps what the offer would change."""
 
 _INSISTS = _rx(r"^(?:(?:yes|yeah|yep|yup)\b|(?:i'?m |i am |quite |very |absolutely |"
                r"totally |100% )?(?:sure|certain|positive)\b)")
@@ -730,6 +746,17 @@ class LocalExtractor:
             return None
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
+        fine = _IS_FINE.match(lower) if opening else None
+        if fine and not _REPORTS.search(fine["what"]) and (
+                plan := last_offer(pt.answering)) and not answers_only(pt.answering, ask):
+            # "Baraka says the queue is fine" reports, neither approving nor keeping
+            what = fine["what"]
+            if _AGREED.match(what) or mentions(plan, what) or _GO_ON.search(lower):
+                return "decision", _approval(s, plan, pt.answering), 0.75
+            if not (_NUMBERED.search(what) or re.search(r"\b(?:but|though)\b", lower)
+                    or mentions(pt.answering, what)):
+                # what it keeps is nothing the agent offered
+                return "rejected", f"{s.rstrip('.!')} — re: {plan}", NO_BUT
         if _INSISTS.search(lower) and not _GIVES_IN.search(lower) and (
                 argued := pushback(pt.answering)):
             # "yes, I'm sure, Davi likes it where it is" to "Are you sure? Moving it to

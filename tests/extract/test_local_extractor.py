@@ -231,6 +231,26 @@ def test_holding_firm_after_are_you_sure_refuses_what_the_agent_argued(
         assert previous.split("? ", 1)[1][:20] in found[0].summary
 
 
+@pytest.mark.parametrize("text, previous, category", [
+    ("a docstring is fine", "OK. Should I at least add a docstring explaining what it returns?",
+     "decision"),
+    ("Wednesday is fine.", "Thanks. Wednesday 20:00 then?", "decision"),
+    ("those are fine, turn them on", "What about the hourly stand-up nudges?", "decision"),
+    ("economy is fine, the kids love the big windows",
+     "Should I book first class on the train instead, for more comfort?", "rejected"),
+    ("local is enough, sync has that tiny quota",
+     "I'll store it in chrome.storage.sync so it follows the user.", "rejected"),
+    ("Baraka says the queue is fine.", "Sure, I'll hold off.", None),  # reports
+    ("the slogan is ok but maybe it promises too much?", "I can write three alternatives.",
+     None),
+    ("the weather is fine today", "Is it raining there?", None),  # nothing offered
+])
+def test_x_is_fine_approves_what_was_offered_or_keeps_what_it_would_change(
+        text: str, previous: str, category: str | None) -> None:
+    found = [c for c in categories(text, previous=previous) if c in ("rejected", "decision")]
+    assert found == ([category] if category else [])
+
+
 @pytest.mark.parametrize("text, previous, refused", [
     ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
      True),
