@@ -251,6 +251,24 @@ def test_x_is_fine_approves_what_was_offered_or_keeps_what_it_would_change(
     assert found == ([category] if category else [])
 
 
+@pytest.mark.parametrize("text, previous, decided", [
+    ("book him, Zosia saw him at Antek's party",
+     "Home party it is. I can book the entertainer Magik Tomek for 15:00-17:00.", True),
+    ("squash it, keep the first line as the message", "Should I squash the 23 commits?", True),
+    ("refund the duplicate now, that's a no-brainer", "I can refund the duplicate now.", True),
+    ("sign from the team, the CEO thing feels fake", "Should I sign them from the CEO?",
+     False),  # something else in the offer's place
+    ("add a test for it", "Done. Is the fix in main now?", False),  # asks only
+])
+def test_ordering_the_offer_in_its_own_verb_approves_it(text: str, previous: str,
+                                                        decided: bool) -> None:
+    out = LocalExtractor().extract([turn(text, previous=previous)])
+    found = [e for e in out.state if e.category == "decision"]
+    assert bool(found) is decided
+    if decided:  # the summary states the action decided, the person's words after it
+        assert found[0].summary.split(" — ")[0].lower().startswith(text.split()[0])
+
+
 @pytest.mark.parametrize("text, previous, refused", [
     ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
      True),
