@@ -403,6 +403,10 @@ _IS_FINE = _rx(
     r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:is|are)\s+(?:(?:totally|perfectly|"
     r"absolutely|quite|more than)\s+)?(?:fine|ok|okay|enough|good enough|plenty|all right|"
     r"alright)\b")
+_WORKS = _rx(
+    r"^(?:(?:ok(?:ay)?|oh|hmm+|right|great|perfect|sure|yes|yeah|yep|ya|haan)[,.!]?\s+)?"
+    r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:works|would work|suits (?:me|us)|"
+    r"sounds (?:good|fine|great|right)|is better|would be better|is best)\b")
 _AGREED = _rx(r"^(?:that|this|it|those|these|both|either|all|all of (?:them|those|these))$")
 _NUMBERED = _rx(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                 r"twenty|thirty|half|noon|midnight|morning|evening|night)\b")
@@ -432,7 +436,7 @@ def _echoes(s: str, answering: str) -> str:
     return action
 
 
-_REPORTS = _rx(r"\b(?:says?|said|thinks?|told)\b")
+_REPORTS = _rx(r"\b(?:says?|said|thinks?|told|only|never|not|still|also)\b")
 _GO_ON = _rx(r"\b(?:go ahead|go for it|book it|do (?:it|that)|set (?:it|that|them) up|"
              r"turn (?:it|them) on|send it|yes|yep|yeah|sure)\b")
 """"X is fine" after an offer: "a docstring is fine" to "Should I at least add a
@@ -774,14 +778,15 @@ class LocalExtractor:
             return "context", f"Preference: {s}", 0.8
         if opening and not question and (action := _echoes(s, pt.answering)):
             return "decision", decided(action, s), 0.75
-        fine = _IS_FINE.match(lower) if opening else None
+        fine = (_IS_FINE.match(lower) or _WORKS.match(lower)) if opening else None
         if fine and not _REPORTS.search(fine["what"]) and (
                 plan := last_offer(pt.answering)) and not answers_only(pt.answering, ask):
             # "Baraka says the queue is fine" reports, neither approving nor keeping
             what = fine["what"]
             if _AGREED.match(what) or mentions(plan, what) or _GO_ON.search(lower):
                 return "decision", _approval(s, plan, pt.answering), 0.75
-            if not (_NUMBERED.search(what) or re.search(r"\b(?:but|though)\b", lower)
+            if fine.re is _IS_FINE and not (
+                    _NUMBERED.search(what) or re.search(r"\b(?:but|though)\b", lower)
                     or mentions(pt.answering, what)):
                 # what it keeps is nothing the agent offered
                 return "rejected", f"{s.rstrip('.!')} — re: {plan}", NO_BUT

@@ -240,6 +240,11 @@ def test_holding_firm_after_are_you_sure_refuses_what_the_agent_argued(
      "Should I book first class on the train instead, for more comfort?", "rejected"),
     ("local is enough, sync has that tiny quota",
      "I'll store it in chrome.storage.sync so it follows the user.", "rejected"),
+    ("wednesday noon works", "Will do. Draft deck by Wednesday noon?", "decision"),
+    ("ok that works", "I'll prune only dangling images. That frees ~60 GB.", "decision"),
+    ("the flashback only works after we've met Ines",
+     "I suggest moving the flashback to the opening.", None),  # a reason, not consent
+    ("ZaloPay works on 3.4?", "I could suggest paying with ZaloPay until the fix.", None),
     ("Baraka says the queue is fine.", "Sure, I'll hold off.", None),  # reports
     ("the slogan is ok but maybe it promises too much?", "I can write three alternatives.",
      None),
