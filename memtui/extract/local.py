@@ -407,6 +407,14 @@ _WORKS = _rx(
     r"^(?:(?:ok(?:ay)?|oh|hmm+|right|great|perfect|sure|yes|yeah|yep|ya|haan)[,.!]?\s+)?"
     r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:works|would work|suits (?:me|us)|"
     r"sounds (?:good|fine|great|right)|is better|would be better|is best)\b")
+_ALL_OF_IT = _rx(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|then)[,.!]?\s+)?(?:(?:do|send|book|fix|add) )?"
+    r"(?:both|all (?:of them|of it|\d+|two|three|four|five|six)|all|everything)\b"
+    r"(?!\s+(?:of )?(?:the|my|our|these|those|are|is|were|was|good|fine|set|done|checks?|"
+    r"not|clear|right|ok|okay|in one)\b)")
+"""Taking every part of an offer ("do both", "All 12.", "both, co-productions are a third
+of the programme"): an approval, unless it asks ("both in one PR or separate?") or is
+"all good". 37 of 38 such replies to an offer in the non-held-out corpus decide."""
 _AGREED = _rx(r"^(?:that|this|it|those|these|both|either|all|all of (?:them|those|these))$")
 _NUMBERED = _rx(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                 r"twenty|thirty|half|noon|midnight|morning|evening|night)\b")
@@ -778,6 +786,9 @@ class LocalExtractor:
             return "context", f"Preference: {s}", 0.8
         if opening and not question and (action := _echoes(s, pt.answering)):
             return "decision", decided(action, s), 0.75
+        if opening and not question and _ALL_OF_IT.match(lower) and (
+                plan := last_offer(pt.answering)) and not answers_only(pt.answering, ask):
+            return "decision", _approval(s, plan, pt.answering), 0.75
         fine = (_IS_FINE.match(lower) or _WORKS.match(lower)) if opening else None
         if fine and not _REPORTS.search(fine["what"]) and (
                 plan := last_offer(pt.answering)) and not answers_only(pt.answering, ask):

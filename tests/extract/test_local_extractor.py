@@ -274,6 +274,20 @@ def test_ordering_the_offer_in_its_own_verb_approves_it(text: str, previous: str
         assert found[0].summary.split(" — ")[0].lower().startswith(text.split()[0])
 
 
+@pytest.mark.parametrize("text, previous, decided", [
+    ("ok, do both", "I'll cache the instance at module level and switch to read_fwf. OK?", True),
+    ("All 12.", "Noted, 12 shops. All 12 for the stollen reward?", True),
+    ("both, co-productions are a third of the programme",
+     "Should films with two countries show under both?", True),
+    ("both in one PR or separate?", "I can fix the dedupe and the late rows.", False),
+    ("all good", "Sorry, fixed. I'll address her correctly from now on.", False),
+    ("both not good, the cluster is overloaded", "Debezium or Fivetran? Which one?", False),
+])
+def test_taking_every_part_of_an_offer_approves_it(text: str, previous: str,
+                                                   decided: bool) -> None:
+    assert ("decision" in categories(text, previous=previous)) is decided
+
+
 @pytest.mark.parametrize("text, previous, refused", [
     ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
      True),
