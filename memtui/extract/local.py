@@ -165,6 +165,13 @@ _DECLINES = _rx(
     # "not a chance with this budget", "not a fan, sounds like we're raising them"
     r"|^not a (?:chance|fan|good idea|great idea|priority)\b"
     r"|^skip (?:it|that|this|the|those|them)\b|^(?:please|pls) not\b"
+    # "Thank you, but my daughter will drive me", "thank you, is kind, but no"
+    r"|^thank(?:s| you)\b[^.?!]{0,60}?\b(?:but|though|however|i'?m afraid)\b"
+    r"|^thank(?:s| you)[,.!]?\s+(?:no|not)\b"
+    # "not worth the hassle with inheritance", "no way, that test caught two bugs",
+    # "that's a no from me", "that's a bit much", "i'll just rotate it myself"
+    r"|^(?:then |so |hmm+,? )?(?:it'?s |that'?s )?not worth\b|^no way\b"
+    r"|^(?:that'?s|that is|it'?s) a (?:no\b|hard no|bit much|lot\b|huge|big ask)"
 
     rf"|^(?:that|this|it)(?:{_APOS}s| is) (?:very |so |really )?(?:kind|sweet|thoughtful|"
     r"nice|generous|lovely)\b.*\b(?:but|though)\b"
@@ -185,6 +192,19 @@ _NEITHER = _rx(
 """Turning down every option offered ("neither, we're in Croatia then" to "Want me to
 enrol Zosia?", "none of these, too generic", "weder noch"), unless the question only asks
 a fact ("Is your hotel the Fita or the Ibis?" / "neither, it's the Hilton")."""
+
+_COUNTERS = _rx(r"^(?:no,? )?i'?ll (?:just )?\w+\b[^.?!]{0,40}\bmyself\b|^i'?ll just\b"
+                r"|^not (?:the|a|an) \w+")
+"""Doing it another way instead of the offer: "i'll just rotate it myself, it's two
+minutes", "Not the board. Just me first", "not a voucher, we call her personally"; in a
+reply that opened by approving ("ok, but not the pricing one, I'm writing that
+myself") it is the approval's condition."""
+
+_REFUSED_AGAIN = _rx(r"\bi (?:already|just) said no\b|^(?:then|so),? skip\b|"
+                     r"^skip (?:it|that|this|them) (?:then|this time)\b")
+"""A refusal whatever the agent's last words: "I already said no offers for him. stop",
+"then skip it, I only bump when I submit" (after "0.4.2 → 0.4.3, a bugfix"); read in
+the whole turn, since the "then" that makes it an answer is a lead the sentence loses."""
 
 _RATHER = _rx(rf"^(?:hmm+,? )?i(?:{_APOS}d| would) (?:perhaps |much |really )?rather\b")
 """A counter-proposal ("I'd rather water on a timer" after "Shall I add soil sensors?"),
@@ -291,8 +311,8 @@ def _declined(lower: str, answering: str, reply: str = "") -> str | None:
     def approved() -> bool:  # read only when a keep or a substitute is in sight
         return _opens_approving(reply)
 
-    if _DECLINES.search(lower) or (_SUBSTITUTES.search(lower) and not approved()
-                                   and not _APPROVE.search(lower)) or (
+    if _DECLINES.search(lower) or ((_SUBSTITUTES.search(lower) or _COUNTERS.search(lower))
+                                   and not approved() and not _APPROVE.search(lower)) or (
             _RATHER.search(lower) and alternatives(answering) is None
             and not options(answering)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it
@@ -406,7 +426,8 @@ _IS_FINE = _rx(
 _WORKS = _rx(
     r"^(?:(?:ok(?:ay)?|oh|hmm+|right|great|perfect|sure|yes|yeah|yep|ya|haan)[,.!]?\s+)?"
     r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:works|would work|suits (?:me|us)|"
-    r"sounds (?:good|fine|great|right)|is better|would be better|is best)\b")
+    r"sounds (?:good|fine|great|right)|is better|would be better|is best)"
+    r"(?=\s*(?:$|[,.!;:)—-]|(?:for (?:me|us)|then|too|yes|perfectly|great|fine)\b))")
 _ALL_OF_IT = _rx(
     r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|then)[,.!]?\s+)?(?:(?:do|send|book|fix|add) )?"
     r"(?:both|all (?:of them|of it|\d+|two|three|four|five|six)|all|everything)\b"
@@ -770,6 +791,9 @@ class LocalExtractor:
                 return "decision", _approval(s, offered, pt.answering), 0.75
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
+            if _REFUSED_AGAIN.search(lower) or (
+                    opening and _REFUSED_AGAIN.search(clean(pt.text).lower())):
+                return "rejected", self._with_ask(s, pt), NO_BUT
             if (offer := _declined(lower, pt.answering, pt.text)) is not None:
                 # its words never name what they turn down: the offer does
                 return "rejected", f"{s.rstrip('.!')} — re: {offer}", NO_BUT

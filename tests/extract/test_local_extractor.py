@@ -187,6 +187,15 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     ("none of them, sorry, they're a bit generic", "Three taglines above. Let me know which "
      "one you like, or I can write more."),
     ("weder noch. cancel please", "We can offer 3 months at 50% off, or a pause."),
+    ("Thank you, but my daughter will drive me.", "I can also order a taxi both ways."),
+    ("not worth the hassle with inheritance", "I'd also like to add __slots__ to save memory."),
+    ("no way, that test has caught two real bugs", "Should I mark it xfail?"),
+    ("that's a no from me, it trains people to threaten",
+     "I'd suggest a 10% discount for anyone who threatens to cancel."),
+    ("i'll just rotate it myself, it's two minutes", "Want me to open a ticket for ops?"),
+    ("Not the board. Just me first.", "Should the final report go to the board?"),
+    ("I already said no offers for him. stop", "The client emailed again."),  # no offer
+    ("then skip it, I only bump when I submit to CRAN", "0.4.2 → 0.4.3, a bugfix."),
 ])
 def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str) -> None:
     assert "rejected" in categories(text, previous=previous)
@@ -201,6 +210,9 @@ def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str)
     ("I'd rather the 10:00 one", "Shall I book the 9:00 or the 10:00 slot?"),  # a pick
     ("I'd rather use tabs than spaces.", ""),  # a preference
     ("neither, it's the Hilton", "Is your hotel the Fita or the Ibis?"),  # a fact
+    ("ok, but not the pricing one, I'm writing that myself",
+     "Then I'd reassign 3 of your posts to Mateo. OK?"),  # the approval's condition
+    ("thank you. what if they find something though", "I'll remind you Sunday evening."),
     ("neither, it was the staging box", "Did the error come from prod or from CI?"),
 ])
 def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str) -> None:
