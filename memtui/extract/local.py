@@ -78,6 +78,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
+from memtui.extract.classify.combine import busy
 from memtui.extract.classify.summary import decided, proposal
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
@@ -172,6 +173,11 @@ _DECLINES = _rx(
     # "that's a no from me", "that's a bit much", "i'll just rotate it myself"
     r"|^(?:then |so |hmm+,? )?(?:it'?s |that'?s )?not worth\b|^no way\b"
     r"|^(?:that'?s|that is|it'?s) a (?:no\b|hard no|bit much|lot\b|huge|big ask)"
+    # "hold on, the director sees it first", "we tried that in 2022 and it was a mess",
+    # "nobody here wants to babysit sentry", "one at a time please", "better not"
+    r"|^hold on\b|^we(?:'ve| have)? tried\b|^one (?:at a time|by one)\b"
+    r"|^nobody (?:here |in (?:the|our) \w+ )?(?:wants|needs|uses|opens|reads|can|will|looks|"
+    r"cares|watches)\b|^(?:better|best) not\b|^i'?d love (?:to|that|it|this)\b[^.?!]*\bbut\b"
 
     rf"|^(?:that|this|it)(?:{_APOS}s| is) (?:very |so |really )?(?:kind|sweet|thoughtful|"
     r"nice|generous|lovely)\b.*\b(?:but|though)\b"
@@ -311,8 +317,9 @@ def _declined(lower: str, answering: str, reply: str = "") -> str | None:
     def approved() -> bool:  # read only when a keep or a substitute is in sight
         return _opens_approving(reply)
 
-    if _DECLINES.search(lower) or ((_SUBSTITUTES.search(lower) or _COUNTERS.search(lower))
-                                   and not approved() and not _APPROVE.search(lower)) or (
+    countered = _SUBSTITUTES.search(lower) or _COUNTERS.search(lower)
+    if (_DECLINES.search(lower) and not busy(lower)) or (
+            countered and not approved() and not _APPROVE.search(lower)) or (
             _RATHER.search(lower) and alternatives(answering) is None
             and not options(answering)):
         # "not yet, still shows yesterday" to "Did the dashboards refresh?" answers it

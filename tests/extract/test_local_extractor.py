@@ -196,6 +196,11 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     ("Not the board. Just me first.", "Should the final report go to the board?"),
     ("I already said no offers for him. stop", "The client emailed again."),  # no offer
     ("then skip it, I only bump when I submit to CRAN", "0.4.2 → 0.4.3, a bugfix."),
+    ("hold on, the director sees it first", "I'm going to send the report to the list now."),
+    ("we tried that in 2022 and it was a mess", "I'd move alerting to Alertmanager."),
+    ("nobody here wants to babysit 20 containers", "I propose we self-host Sentry."),
+    ("one at a time please, or we lose the jobs", "I'm going to restart all 8 workers."),
+    ("better not, her mum will be there", "Shall I add the line about the burnt pierogi?"),
 ])
 def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str) -> None:
     assert "rejected" in categories(text, previous=previous)
@@ -213,6 +218,7 @@ def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str)
     ("ok, but not the pricing one, I'm writing that myself",
      "Then I'd reassign 3 of your posts to Mateo. OK?"),  # the approval's condition
     ("thank you. what if they find something though", "I'll remind you Sunday evening."),
+    ("hold on, on a call with the kiln guy, ten minutes", "Should I send them now?"),  # busy
     ("neither, it was the staging box", "Did the error come from prod or from CI?"),
 ])
 def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str) -> None:
