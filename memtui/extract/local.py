@@ -110,7 +110,8 @@ _NO_START = _rx(
     # and the no of the people who write English as a second language: "nein, Montag",
     # "não, sizing goes in the table", "nee, too expensive" (not "non-blocking")
     # "god no", "lol no", "hell no" (not the "oh no" of dismay)
-    r"^(?:(?:god|oh god|lol|haha|hell|ugh|lmao|omg)[,.!]?\s+)?"
+    r"^(?:(?:god|oh god|good god|lol|haha|hell|ugh|lmao|omg|heavens|good heavens|goodness|"
+    r"lord)[,.!]?\s+)?"
     r"(?:no|nope|nah|nay|negative|non|nein|nee|não|nao|nie|nej|όχι|hayır|hayir)\b(?!-)"
     r"(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
     r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|objections?|concerns?|"
@@ -176,6 +177,13 @@ _DECLINES = _rx(
     # "hold on, the director sees it first", "we tried that in 2022 and it was a mess",
     # "nobody here wants to babysit sentry", "one at a time please", "better not"
     r"|^hold on\b|^we(?:'ve| have)? tried\b|^one (?:at a time|by one)\b"
+    # "15% more for convenience is a no from me", "let it lapse", "maybe later in the
+    # year", "I'm not convinced, the VM has been rock solid", "I'd hold off", "decline"
+    r"|\b(?:is|'s|’s) a (?:hard |firm |big |clear )?no\b(?!-)"
+    r"|(?:^|,\s*)let (?:it|them|that) (?:be|lapse|go|slide|run out|expire)\b"
+    r"|^(?:maybe|perhaps) (?:later|next (?:year|month|time)|another time|"
+    r"some other time)\b|^(?:hmm+,? )?i'?m not (?:convinced|sold|keen)\b|\bhold off\b"
+    r"|^(?:kindly|please) wait\b|^decline(?=\s*(?:[,.!;:]|$))"
     r"|^nobody (?:here |in (?:the|our) \w+ )?(?:wants|needs|uses|opens|reads|can|will|looks|"
     r"cares|watches)\b|^(?:better|best) not\b|^i'?d love (?:to|that|it|this)\b[^.?!]*\bbut\b"
 
@@ -200,7 +208,8 @@ enrol Zosia?", "none of these, too generic", "weder noch"), unless the question 
 a fact ("Is your hotel the Fita or the Ibis?" / "neither, it's the Hilton")."""
 
 _COUNTERS = _rx(r"^(?:no,? )?i'?ll (?:just )?\w+\b[^.?!]{0,40}\bmyself\b|^i'?ll just\b"
-                r"|^not (?:the|a|an) \w+")
+                r"|^not (?:the|a|an|this|these|those) \w+|^not that (?!(?:i|it|we|you|they|he|she|"
+                r"there|bad|much|many|important|big|hard|easy|simple|long|often|kind)\b)\w+")
 """Doing it another way instead of the offer: "i'll just rotate it myself, it's two
 minutes", "Not the board. Just me first", "not a voucher, we call her personally"; in a
 reply that opened by approving ("ok, but not the pricing one, I'm writing that

@@ -201,6 +201,14 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     ("nobody here wants to babysit 20 containers", "I propose we self-host Sentry."),
     ("one at a time please, or we lose the jobs", "I'm going to restart all 8 workers."),
     ("better not, her mum will be there", "Shall I add the line about the burnt pierogi?"),
+    ("15% more for convenience is a no from me", "Could I move the workloads to Redshift?"),
+    ("I haven't been since october, let it lapse", "Your membership renews on the 1st. Renew?"),
+    ("maybe later in the year", "Would you be open to doing it for the credentials?"),
+    ("I'm not convinced, the VM has been rock solid", "I'd suggest moving the cron jobs."),
+    ("hmm I'd hold off, we don't know yet whether it's a leak", "Should I bump the memory?"),
+    ("decline, fridays after 3 are my no-meeting time", "Priscila invited you. Accept?"),
+    ("Heavens no, they're volunteers", "Want me to send reminders to the low attenders?"),
+    ("not that garage, they overcharged me", "The garage you used has Tuesday free. Book it?"),
 ])
 def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str) -> None:
     assert "rejected" in categories(text, previous=previous)
@@ -219,6 +227,8 @@ def test_putting_off_or_waving_off_an_offer_refuses_it(text: str, previous: str)
      "Then I'd reassign 3 of your posts to Mateo. OK?"),  # the approval's condition
     ("thank you. what if they find something though", "I'll remind you Sunday evening."),
     ("hold on, on a call with the kiln guy, ten minutes", "Should I send them now?"),  # busy
+    ("refund the duplicate now, that's a no-brainer", "I can refund the duplicate now."),
+    ("decline the demo, keep the design review", "I can decline the vendor demo."),
     ("neither, it was the staging box", "Did the error come from prod or from CI?"),
 ])
 def test_the_same_words_without_an_offer_refuse_nothing(text: str, previous: str) -> None:
