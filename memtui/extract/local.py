@@ -79,7 +79,7 @@ from memtui.extract.candidates import (
     StateCandidate,
 )
 from memtui.extract.classify.combine import busy
-from memtui.extract.classify.summary import decided, proposal
+from memtui.extract.classify.summary import decided, proposal, rejection_summary
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
 from memtui.redact import redact
@@ -214,6 +214,9 @@ _COUNTERS = _rx(r"^(?:no,? )?i'?ll (?:just )?\w+\b[^.?!]{0,40}\bmyself\b|^i'?ll 
 minutes", "Not the board. Just me first", "not a voucher, we call her personally"; in a
 reply that opened by approving ("ok, but not the pricing one, I'm writing that
 myself") it is the approval's condition."""
+
+_A_NO = _rx(r"\b(?:is|'s|’s) a (?:hard |firm |big |clear )?no\b(?!-)")
+"""A verdict and nothing else: "That's a no on the paid plan", "15% more is a no from me"."""
 
 _REFUSED_AGAIN = _rx(r"\bi (?:already|just) said no\b|^(?:then|so),? skip\b|"
                      r"^skip (?:it|that|this|them) (?:then|this time)\b")
@@ -364,8 +367,8 @@ def _approval(s: str, ask: str, answering: str) -> str:
     """What an approval decides: the proposal as an order ("Merge PR #92 into main"), and
     the person's words when they add a condition or a change; "Approved: <question>"
     when the question proposes no act of the agent's ("Should the export include …?")."""
-    if action := proposal(answering):
-        return decided(action, s)
+    if (action := proposal(answering)) and len(action.split()) > 1:
+        return decided(action, s)  # not a bare "Investigate": the question says more
     return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
 
 
@@ -422,6 +425,15 @@ _DECIDE = _rx(
     r"|\b(?:switch|move|migrate) (?:to|over to)\b"
     r"|\b(?:use|using) \S+(?: \S+)? (?:instead|from now on|going forward)\b"
 )
+_GO = _rx(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|good|great|perfect|alright|then|👍)[,.!]?\s+)*"
+    r"(?:please do(?! not\b)|do it|do that|do|go for it|go ahead|proceed|(?:send|post|publish|book|"
+    r"ship|merge|order|submit)(?: it| them| that)?)(?=\s*(?:[,.!;:]|$|(?:now|then|please|pls|"
+    r"today|tonight)\b))")
+"""An order to go on with what was asked or announced ("please do", "go for it", "ok do
+that", "send" to "Send?", "book it"), said alone: "send to her dorm in Delft" or "merge
+instead" put something else in its place."""
+
 _SCOFFS = _rx(
     r"^(?:oh,? (?:sure|yes|yeah|great|perfect)\b|(?:yes|yeah|sure)(?: yes)?,? because\b)"
     r"|\bwhat could (?:possibly )?go wrong\b|\bgod forbid\b|\byeah,? right\b"
@@ -812,6 +824,10 @@ class LocalExtractor:
                 return "rejected", self._with_ask(s, pt), NO_BUT
             if (offer := _declined(lower, pt.answering, pt.text)) is not None:
                 # its words never name what they turn down: the offer does
+                if _A_NO.search(lower) and proposal(pt.answering):
+                    # "That's a no on the paid plan" names only the verdict: the
+                    # proposal says what was refused, the words stay as the detail
+                    return "rejected", rejection_summary(s, pt.answering), NO_BUT
                 return "rejected", f"{s.rstrip('.!')} — re: {offer}", NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test
@@ -846,7 +862,8 @@ class LocalExtractor:
             # "yes, I'm sure, Davi likes it where it is" to "Are you sure? Moving it to
             # JSON would let you change prices without touching code." holds to a refusal
             return "rejected", f"{s.rstrip('.!')} — re: {argued}", NO_BUT
-        if _APPROVE.search(lower):
+        go = _GO.match(lower)
+        if _APPROVE.search(lower) or go:
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
             # with a condition; "yes" to "Did that fix it?" answers it, approving nothing,
             # and "yeah, rename the field" to "Anything else?" asks for something new
@@ -855,14 +872,14 @@ class LocalExtractor:
             if ask and not answers_only(pt.answering, ask):
                 return "decision", _approval(s, ask, pt.answering), 0.75
             if not ask and (plan := last_offer(pt.answering)) and (
-                    OFFERS.search(plan) or len(lower.split()) > 4) and not (
+                    OFFERS.search(plan) or go or len(lower.split()) > 4) and not (
                     _lesson(lower) or _STANDING.search(lower)):  # a rule, below
                 # "yes, but to Herr Brandt, not the lab manager" after "I could add a check
                 # that emails the lab manager." approves the offer; a bare "ok" after "I'll
                 # chart Eastside separately." may only hear a plan out
                 return "decision", _approval(s, plan, pt.answering), 0.75
-            if len(lower.split()) <= 4:
-                return None
+            if len(lower.split()) <= 4 and not go:
+                return None  # "sure" to a report; "merge it." there is still an order
         mark = next((m[0] for m in _SHOUTED.finditer(s) if m[0].isupper()), "")
         if _lesson(lower) or _STANDING.search(lower) or mark == "TIL":
             return "learning", s, 0.8

@@ -75,13 +75,27 @@ def test_the_rules_cite_the_proposal_a_rejection_or_decision_answers() -> None:
 
 def test_a_rejection_only_the_classifier_read_cites_both_messages() -> None:
     [_, pt] = prepared(turn("a7", "assistant", ASK),
-                       turn("u8", "user", "That's a no on the paid plan"))
+                       turn("u8", "user", "the paid plan? pass, the free one covers me"))
     one = Extraction()
     LocalExtractor().extract_turn(pt, one)
     assert one.state == []  # no phrase rule knows it
     refine(pt, one, Verdict("rejected", 0.93, 0.93, 0.01), TH, 0.7)
     [entry] = one.state
     assert entry.summary == "Rejected: signing up for the paid newsletter plan"
+    assert (entry.source_entry, entry.answers_entry) == ("u8", "a7")
+
+
+def test_a_verdict_alone_is_named_by_the_proposal_it_answers() -> None:
+    """The issue's own example: the rules read "That's a no on the paid plan" now, and
+    name what it refused from the proposal, citing both messages; the words are kept."""
+    [_, pt] = prepared(turn("a7", "assistant", ASK),
+                       turn("u8", "user", "That's a no on the paid plan"))
+    one = Extraction()
+    LocalExtractor().extract_turn(pt, one)
+    [entry] = one.state
+    assert entry.category == "rejected"
+    assert entry.summary == "Rejected: signing up for the paid newsletter plan"
+    assert entry.detail == "That's a no on the paid plan"
     assert (entry.source_entry, entry.answers_entry) == ("u8", "a7")
     assert [(e.kind, e.answers_entry) for e in one.episodes] == [("rejection", "a7")]
 

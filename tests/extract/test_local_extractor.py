@@ -316,6 +316,27 @@ def test_taking_every_part_of_an_offer_approves_it(text: str, previous: str,
     assert ("decision" in categories(text, previous=previous)) is decided
 
 
+@pytest.mark.parametrize("text, previous, category", [
+    ("Please do. It keeps blocking Thiago's merges.",
+     "Looks timing-dependent. Want me to investigate?", "decision"),
+    ("send", "Fixed the date. Send?", "decision"),
+    ("ok do that", "I'd move the insertion into the loop.", "decision"),  # a plan, ordered
+    ("go for it", "I can add caching for node_modules.", "decision"),
+    ("please do not disable it, he takes the disk home", "I'll disable the USB task.",
+     "rejected"),
+    ("send to her dorm in Delft, she is there already",
+     "I'll ship it to your home address.", None),  # something else in its place
+    ("merge it.", "PR #482 is up. CI is green.", "task"),  # no offer: still an order
+])
+def test_an_order_to_go_on_approves_what_was_asked_or_announced(
+        text: str, previous: str, category: str | None) -> None:
+    found = categories(text, previous=previous)
+    if category is None:
+        assert "decision" not in found
+    else:
+        assert found[:1] == [category]
+
+
 @pytest.mark.parametrize("text, previous, refused", [
     ("cant, bank export starts 4:30", "Would you like me to move the nightly batch to 04:00?",
      True),
