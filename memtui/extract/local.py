@@ -186,7 +186,6 @@ _DECLINES = _rx(
     r"|^(?:kindly|please) wait\b|^decline(?=\s*(?:[,.!;:]|$))"
     r"|^nobody (?:here |in (?:the|our) \w+ )?(?:wants|needs|uses|opens|reads|can|will|looks|"
     r"cares|watches)\b|^(?:better|best) not\b|^i'?d love (?:to|that|it|this)\b[^.?!]*\bbut\b"
-
     rf"|^(?:that|this|it)(?:{_APOS}s| is) (?:very |so |really )?(?:kind|sweet|thoughtful|"
     r"nice|generous|lovely)\b.*\b(?:but|though)\b"
     r"|^i never\b(?! (?:know|remember|understand|get|thought)\b)"
