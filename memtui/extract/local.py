@@ -151,6 +151,8 @@ _REJECT_WILL = _rx(
 # ("overkill", "way too much", "not worth it", "not needed"), or keeping what it would
 # change ("sql stays", "then it stays"). Only in reply to an offer or a plan the agent
 # announced ("I'm going to split it into three modules." "not in this PR"), and as a
+_A_NO_WORDS = r"\b(?:is|'s|’s) a (?:hard |firm |big |clear )?no\b(?!-)"
+
 # "no, but": it defers or narrows more often than it forbids.
 _DECLINES = _rx(
     r"^(?:please\s+|wait,?\s+)?not (?:now|yet|today|tonight|tomorrow|this|until|till|before|"
@@ -179,7 +181,7 @@ _DECLINES = _rx(
     r"|^hold on\b|^we(?:'ve| have)? tried\b|^one (?:at a time|by one)\b"
     # "15% more for convenience is a no from me", "let it lapse", "maybe later in the
     # year", "I'm not convinced, the VM has been rock solid", "I'd hold off", "decline"
-    r"|\b(?:is|'s|’s) a (?:hard |firm |big |clear )?no\b(?!-)"
+    rf"|{_A_NO_WORDS}"
     r"|(?:^|,\s*)let (?:it|them|that) (?:be|lapse|go|slide|run out|expire)\b"
     r"|^(?:maybe|perhaps) (?:later|next (?:year|month|time)|another time|"
     r"some other time)\b|^(?:hmm+,? )?i'?m not (?:convinced|sold|keen)\b|\bhold off\b"
@@ -214,7 +216,7 @@ minutes", "Not the board. Just me first", "not a voucher, we call her personally
 reply that opened by approving ("ok, but not the pricing one, I'm writing that
 myself") it is the approval's condition."""
 
-_A_NO = _rx(r"\b(?:is|'s|’s) a (?:hard |firm |big |clear )?no\b(?!-)")
+_A_NO = _rx(_A_NO_WORDS)
 """A verdict and nothing else: "That's a no on the paid plan", "15% more is a no from me"."""
 
 _REFUSED_AGAIN = _rx(r"\bi (?:already|just) said no\b|^(?:then|so),? skip\b|"
@@ -371,6 +373,11 @@ def _approval(s: str, ask: str, answering: str) -> str:
     return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
 
 
+def _about(s: str, offer: str) -> str:
+    """A refusal in words that never name what they turn down, with what they answer."""
+    return f"{s.rstrip('.!')} — re: {offer}"
+
+
 def rejection_confidence(s: str) -> float | None:
     """How sure a sentence (lead words already dropped) is a rejection; None: it is not."""
     lower = s.lower()
@@ -450,6 +457,9 @@ _IS_FINE = _rx(
     r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:is|are)\s+(?:(?:totally|perfectly|"
     r"absolutely|quite|more than)\s+)?(?:fine|ok|okay|enough|good enough|plenty|all right|"
     r"alright)\b")
+""""X is fine" after an offer: "a docstring is fine" to "Should I at least add a
+docstring?" approves what it names; "economy is fine, the kids love the big windows" to
+"Should I book first class instead?" keeps what the offer would change."""
 _WORKS = _rx(
     r"^(?:(?:ok(?:ay)?|oh|hmm+|right|great|perfect|sure|yes|yeah|yep|ya|haan)[,.!]?\s+)?"
     r"(?P<what>(?:[\w.'’-]+\s+){0,3}?[\w.'’-]+)\s+(?:works|would work|suits (?:me|us)|"
@@ -495,9 +505,6 @@ def _echoes(s: str, answering: str) -> str:
 _REPORTS = _rx(r"\b(?:says?|said|thinks?|told|only|never|not|still|also)\b")
 _GO_ON = _rx(r"\b(?:go ahead|go for it|book it|do (?:it|that)|set (?:it|that|them) up|"
              r"turn (?:it|them) on|send it|yes|yep|yeah|sure)\b")
-""""X is fine" after an offer: "a docstring is fine" to "Should I at least add a
-docstring?" approves what it names; "economy is fine, the kids love the big windows" to
-"Should I book first class instead?" keeps what the offer would change."""
 
 _INSISTS = _rx(r"^(?:(?:yes|yeah|yep|yup)\b|(?:i'?m |i am |quite |very |absolutely |"
                r"totally |100% )?(?:sure|certain|positive)\b)")
@@ -827,7 +834,7 @@ class LocalExtractor:
                     # "That's a no on the paid plan" names only the verdict: the
                     # proposal says what was refused, the words stay as the detail
                     return "rejected", rejection_summary(s, pt.answering), NO_BUT
-                return "rejected", f"{s.rstrip('.!')} — re: {offer}", NO_BUT
+                return "rejected", _about(s, offer), NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test
             # fails on CI, can you fix it?")
@@ -839,9 +846,9 @@ class LocalExtractor:
             return None
         if _PREFER.search(lower) and not re.search(r"\b(?:want|like) (?:you|u) to\b", lower):
             return "context", f"Preference: {s}", 0.8
-        if opening and not question and (action := _echoes(s, pt.answering)):
+        if opening and (action := _echoes(s, pt.answering)):
             return "decision", decided(action, s), 0.75
-        if opening and not question and _ALL_OF_IT.match(lower) and (
+        if opening and _ALL_OF_IT.match(lower) and (
                 plan := last_offer(pt.answering)) and not answers_only(pt.answering, ask):
             return "decision", _approval(s, plan, pt.answering), 0.75
         fine = (_IS_FINE.match(lower) or _WORKS.match(lower)) if opening else None
@@ -855,12 +862,12 @@ class LocalExtractor:
                     _NUMBERED.search(what) or re.search(r"\b(?:but|though)\b", lower)
                     or mentions(pt.answering, what)):
                 # what it keeps is nothing the agent offered
-                return "rejected", f"{s.rstrip('.!')} — re: {plan}", NO_BUT
+                return "rejected", _about(s, plan), NO_BUT
         if _INSISTS.search(lower) and not _GIVES_IN.search(lower) and (
                 argued := pushback(pt.answering)):
             # "yes, I'm sure, Davi likes it where it is" to "Are you sure? Moving it to
             # JSON would let you change prices without touching code." holds to a refusal
-            return "rejected", f"{s.rstrip('.!')} — re: {argued}", NO_BUT
+            return "rejected", _about(s, argued), NO_BUT
         go = _GO.match(lower)
         if _APPROVE.search(lower) or go:
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
