@@ -146,9 +146,23 @@ class OpenOffer:
         return "", None
 
 
+def _quoted(s: str) -> bool:
+    """Whether a sentence ends inside a quotation it opened: the sentence splitter cut
+    'Scheduled: "Where do your users drop off? Funnels in Lumen" goes out Tuesday.' at the
+    title's question mark, which asks the person nothing."""
+    return s.count('"') % 2 == 1 or s.count("“") > s.count("”")
+
+
+def _asks(pattern: re.Pattern[str], s: str) -> bool:
+    """``pattern`` finds an ask in the sentence, not only a quoted title's question mark."""
+    if not pattern.search(s):
+        return False
+    return not _quoted(s) or bool(pattern.search(s.rstrip().rstrip("?")))
+
+
 def offers(text: str) -> bool:
     """Whether the agent's words ask or offer anything ("Shall I …?", "I could …")."""
-    return any(ASKED.search(s) or ASKING.search(s) for s in sentences(clean(text)))
+    return any(_asks(ASKED, s) or _asks(ASKING, s) for s in sentences(clean(text)))
 
 
 def last_ask(previous: str) -> str:
@@ -157,7 +171,7 @@ def last_ask(previous: str) -> str:
         return ""
     parts = sentences(clean(previous))
     for s in reversed(parts):
-        if ASKED.search(s):
+        if _asks(ASKED, s):
             return shorten(s, 140)
     return ""
 

@@ -142,12 +142,17 @@ class Extraction:
     facts: list[FactCandidate] = field(default_factory=list)
     outcomes: list[tuple[str, str]] = field(default_factory=list)
     """(tool call id, ok|error|refused) for tool_call episodes written earlier."""
+    read: set[str] = field(default_factory=set)
+    """The turns a learned reader judged (the classifier, the language model): what it
+    found in them, or did not, stands; the policy's phrase hits add nothing there
+    (``enforce``)."""
 
     def extend(self, other: Extraction) -> None:
         self.state += other.state
         self.episodes += other.episodes
         self.facts += other.facts
         self.outcomes += other.outcomes
+        self.read |= other.read
 
     def __len__(self) -> int:
         return len(self.state) + len(self.episodes) + len(self.facts)

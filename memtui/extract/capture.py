@@ -197,13 +197,16 @@ class Policy:
             return self.layers[layer]
         return 180 if layer == "episodic" else None
 
-    def evaluate(self, text: str, role: str, *, after_tool_error: bool = False) -> Verdict:
+    def evaluate(self, text: str, role: str, *, after_tool_error: bool = False,
+                 noise: bool = True) -> Verdict:
         """Classify one turn's text.
 
         ``role`` is the speaker (user, assistant; others match no section).
         ``after_tool_error``: this turn follows a tool result with ``is_error`` -- a user
         turn then counts as an incident. Forbidden sections are checked first and a hit
-        refuses the whole turn (nothing captured). Never raises.
+        refuses the whole turn (nothing captured). ``noise``: check the ``ui_noise``
+        sections (False for a reply to the agent's offer, where "ok" or "perfect" settles
+        it). Never raises.
         """
         role = role.lower() if isinstance(role, str) else ""
         if not isinstance(text, str) or not text.strip():
@@ -213,7 +216,8 @@ class Policy:
         # its length ("İ" becomes two characters); then phrases use their IGNORECASE form.
         lowered = folded if len(folded) == len(text) else None
         for section in self.forbidden:
-            if not section.enabled or role not in section.roles:
+            if not section.enabled or role not in section.roles or (
+                    not noise and section.kind == "ui_noise"):
                 continue
             hit = section.find(text, lowered, role)
             if hit is not None:

@@ -59,7 +59,9 @@ def explain(path: str, policy: Policy | None, extractor: Extractor, *, fmt: str 
         tr.captures = [f"{c.layer}/{c.kind}: {c.reason}" for c in pt.captures]
         raw = extractor.extract([pt])
         kept = enforce(policy, raw, [pt]) if policy is not None else raw
-        tr.state = [f"state/{s.category} [{s.domain}]: {s.summary}" for s in kept.state]
+        tr.state = [f"state/{s.category} [{s.domain}]: {s.summary}"
+                    + (" (waits for review)" if s.status == "proposed" else "")
+                    for s in kept.state]
         tr.episodes = [f"episode/{e.kind}: {e.summary}" for e in kept.episodes]
         tr.facts = [f"fact: {f.key} = {f.value}" for f in kept.facts]
         kept_keys = {(s.category, s.summary) for s in kept.state}

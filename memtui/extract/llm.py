@@ -249,7 +249,10 @@ class LLMExtractor:
     def _extract_batch(self, batch: list[tuple[PreparedTurn, str]]) -> Extraction:
         message = self._call(self.request([r for _, r in batch]))
         by_id = {pt.id: pt for pt, _ in batch}
-        return parse_response(message, by_id)
+        out = parse_response(message, by_id)
+        # The model read the person's words: what it did not record, it judged not there.
+        out.read = {pt.id for pt, _ in batch if pt.role == "user" and pt.text}
+        return out
 
     def _call(self, request: dict[str, Any]) -> Any:
         """One Messages API call (the SDK retries what is worth retrying); every failure

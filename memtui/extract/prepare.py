@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.extract.asked import OpenOffer
+from memtui.extract.asked import OpenOffer, offers
 from memtui.extract.candidates import CallView, PreparedTurn, ResultView
 from memtui.extract.capture import Policy
 from memtui.extract.refusals import REFUSED
@@ -160,8 +160,15 @@ class Preparer:
         out = Preparation(None, redacted=found)
         after_error = ctx.fix_window > 0
         captures: tuple[Any, ...] = ()
+        person = turn.role == "user" and turn.author == "person"
+        offer, offer_id = ctx.offer.behind(ctx.previous_assistant_id) if person else ("", None)
         if self.policy is not None and text:
             verdict = self.policy.evaluate(text, turn.role, after_tool_error=after_error)
+            if verdict.refused is not None and verdict.refused.kind == "ui_noise" and person and (
+                    offer or offers(ctx.previous_assistant)):
+                # "ok" or "perfect" to "Shall I restart it?" settles the offer: not noise
+                verdict = self.policy.evaluate(text, turn.role, after_tool_error=after_error,
+                                               noise=False)
             if verdict.refused is not None:
                 # Forbidden text is dropped; the turn's tool calls are not text and stay.
                 out.skipped = f"text refused by policy ({verdict.refused.kind})"
@@ -171,8 +178,6 @@ class Preparer:
                     return out
             else:
                 captures = tuple(verdict.captured)
-        person = turn.role == "user" and turn.author == "person"
-        offer, offer_id = ctx.offer.behind(ctx.previous_assistant_id) if person else ("", None)
         out.turn = PreparedTurn(turn=turn, text=text, calls=calls, results=tuple(results),
                                 after_tool_error=after_error,
                                 previous_assistant=ctx.previous_assistant,

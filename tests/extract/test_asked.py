@@ -16,8 +16,10 @@ from memtui.extract.asked import (
     OpenOffer,
     alternatives,
     asks_only,
+    last_ask,
     last_offer,
     named,
+    offers,
     options,
     pick,
 )
@@ -326,3 +328,16 @@ def test_the_open_offer_is_saved_with_the_files_context_between_runs() -> None:
         old, _ = FileContext.load(json.dumps({"context": {"previous_assistant": "x",
                                                           "offer": offer}}))
         assert old.offer.behind(old.previous_assistant_id)[1] is None
+
+
+@pytest.mark.parametrize("words, asks", [
+    ('Scheduled: "Where do your users drop off? Funnels in Lumen" goes out Tuesday.', ""),
+    ("Posted “Is your backup tested? A checklist” to the blog.", ""),
+    ('Should I send "Is it done?" to Dana?', 'Should I send "Is it done?" to Dana?'),
+    ('Should I use the title "Why Lumen?', 'Should I use the title "Why Lumen?'),
+])
+def test_a_question_mark_inside_a_quoted_title_asks_nothing(words: str, asks: str) -> None:
+    """The sentence splitter cuts a quoted title at its question mark; the half that ends
+    there inside the quotation asks the person nothing, unless its words ask."""
+    assert last_ask(words) == asks
+    assert offers(words) == bool(asks)

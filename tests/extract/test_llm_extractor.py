@@ -115,6 +115,8 @@ def test_a_good_answer_becomes_candidates_and_the_request_is_cached_and_forced()
     assert body["tools"][0]["cache_control"] == {"type": "ephemeral"}
     assert body["tool_choice"] == {"type": "tool", "name": TOOL_NAME}
     assert ex.usage["cache_read_input_tokens"] == 900 and ex.requests == 1
+    # The model read the person's words: the policy's phrase hits add nothing to them.
+    assert out.read == {"m1"}
 
 
 def test_secrets_never_reach_the_model_through_the_stenographer(

@@ -94,7 +94,7 @@ def extract_with(extract_turn: Callable[[PreparedTurn, Extraction], None],
     except (EmbeddingUnavailable, OSError, ValueError) as exc:
         log.warning("the extraction classifier is unavailable, rules only: %s", exc)
         verdicts, thresholds = {}, {}
-    out = Extraction()
+    out = Extraction(read=set(verdicts))
     for pt in turns:
         verdict = verdicts.get(pt.id)
         if verdict is None:
