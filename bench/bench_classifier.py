@@ -5,7 +5,10 @@ Run: .venv/bin/python bench/bench_classifier.py [--skip-cross] [--cross-reader]
 1. Held-out (hand-written conversations never read by training or tuning): per label
    precision / recall / F1 for the phrase rules alone, the classifier alone, and both
    (everything recorded, review included), and of both what is served (active: what
-   agents are given, review excluded); the share of none-turns each captures.
+   agents are given, review excluded); the share of none-turns each captures. The rules
+   and both are read through the stenographer's whole pipeline, as it runs: redaction,
+   a new home's capture policy (noise refused, phrase hits added), the extractor, the
+   policy enforced.
 2. Reliability of the combined rejection and decision confidences on held-out; and on
    600 random held-out turns an independent annotator labelled blind
    (``audit/heldout-relabelled.tsv`` in the corpus), how far the annotator and the
@@ -34,11 +37,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.classifier.corpus import CODES, DOMAINS, LABELS, Example, load  # noqa: E402
-from bench.classifier.evaluate import Score, citations, rules_reading, scores  # noqa: E402
+from bench.classifier.evaluate import (  # noqa: E402
+    Score,
+    citations,
+    label_of,
+    piped,
+    rules_reading,
+    scores,
+)
 from bench.classifier.training import CachedEmbed, fit, matrix, sample_weights  # noqa: E402
 from memtui.extract.classify.head import Classifier, Head  # noqa: E402
 from memtui.extract.classify.reader import Adapter, Reader  # noqa: E402
 from memtui.extract.local import LocalExtractor  # noqa: E402
+from memtui.extract.policy import default_policy  # noqa: E402
 
 KEY = ("rejected", "decision")
 
@@ -46,10 +57,14 @@ KEY = ("rejected", "decision")
 def readings(examples: list[Example], clf: Classifier) -> dict[str, list[tuple[str, float, bool]]]:
     """Per method, per example: (label, confidence, captured anything)."""
     verdicts = clf.verdicts([(e.answering, e.text) for e in examples])
-    rules = [rules_reading(e) for e in examples]
-    wired = LocalExtractor(classifier=clf)  # what the stenographer runs
-    both = [rules_reading(e, wired) for e in examples]
-    served = [rules_reading(e, wired, served=True) for e in examples]
+    # What the stenographer runs: the capture policy (a new home's), the extractor, the
+    # policy enforced; the rules alone as with [extract] classifier = false.
+    policy = default_policy()
+    rules = [rules_reading(e, policy=policy) for e in examples]
+    wired = LocalExtractor(classifier=clf)
+    recorded = [piped(e, wired, policy) for e in examples]
+    both = [label_of(out) for out in recorded]
+    served = [label_of(out, served=True) for out in recorded]
     alone = [(v.label, v.probability, v.label != "none") for v in verdicts]
     return {"rules": rules, "classifier": alone, "both": both, "both, served": served}
 
@@ -185,7 +200,8 @@ def main() -> None:
     print(f"## Held-out: {len(heldout)} hand-written turns, "
           f"{len({e.conv for e in heldout})} conversations\n")
     print("\n".join(table(gold, got)))
-    entries, own, answering = citations(heldout, LocalExtractor(classifier=clf))
+    entries, own, answering = citations(heldout, LocalExtractor(classifier=clf),
+                                        default_policy())
     print(f"\nCitations: {own} of {entries} entries cite their own turn; {answering} "
           f"rejections and decisions also cite the proposal they answer.")
     print("\n## Reliability of the combined confidences (held-out)\n")

@@ -6,12 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.classifier.corpus import LABELS, Example
-from memtui.extract.candidates import PreparedTurn
+from memtui.extract.asked import OpenOffer
+from memtui.extract.candidates import Extraction, PreparedTurn
+from memtui.extract.capture import Policy
 from memtui.extract.classify.apply import asks, decides_nothing, picks
 from memtui.extract.classify.combine import combine
 from memtui.extract.classify.features import proposes
 from memtui.extract.classify.head import Verdict
+from memtui.extract.enforce import enforce
 from memtui.extract.local import LocalExtractor
+from memtui.extract.prepare import FileContext, Preparer
 from memtui.text import clean
 from memtui.transcripts import Turn
 
@@ -29,17 +33,41 @@ def prepared(ex: Example) -> PreparedTurn:
                         open_offer_id=f"{ex.id}/offer" if ex.offer else None)
 
 
+def piped(ex: Example, extractor: LocalExtractor, policy: Policy) -> Extraction:
+    """What the stenographer records from ``ex``: the turn prepared as in a run (redacted,
+    the capture policy's verdict: refused as noise, or its phrase hits), extracted, and
+    the policy enforced on the candidates (what it switches off dropped, what its phrases
+    widen added)."""
+    ctx = FileContext(previous_assistant=ex.prev,
+                      previous_assistant_id=f"{ex.id}/before" if ex.prev else "",
+                      offer=OpenOffer(ex.offer, f"{ex.id}/offer" if ex.offer else "",
+                                      asking=bool(ex.offer)))
+    prep = Preparer(policy).prepare(prepared(ex).turn, ctx)
+    if prep.turn is None:
+        return Extraction()
+    return enforce(policy, extractor.extract([prep.turn]), [prep.turn])
+
+
 def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,
-                  served: bool = False) -> tuple[str, float, bool]:
+                  served: bool = False, policy: Policy | None = None
+                  ) -> tuple[str, float, bool]:
     """(label, confidence of it, whether anything at all was extracted). ``served``: read
-    only the entries that land active (what agents are given), not those for review."""
-    out = (extractor or LocalExtractor()).extract([prepared(ex)])
-    if served:
-        out.state[:] = [s for s in out.state if s.status == "active"]
+    only the entries that land active (what agents are given), not those for review.
+    ``policy``: through the stenographer's whole pipeline (``piped``), not the extractor
+    alone."""
+    extractor = extractor or LocalExtractor()
+    out = piped(ex, extractor, policy) if policy is not None else extractor.extract(
+        [prepared(ex)])
+    return label_of(out, served=served)
+
+
+def label_of(out: Extraction, *, served: bool = False) -> tuple[str, float, bool]:
+    """The label a turn gets from what was extracted from it (``rules_reading``)."""
+    state = [s for s in out.state if s.status == "active"] if served else out.state
     found: dict[str, float] = {}
-    standing = {s.summary for s in out.state if s.category == "learning"} & {
-        s.summary for s in out.state if s.category == "decision"}
-    for s in out.state:
+    standing = {s.summary for s in state if s.category == "learning"} & {
+        s.summary for s in state if s.category == "decision"}
+    for s in state:
         if s.category == "decision" and s.summary in standing:
             continue  # a standing instruction, filed as both: the corpus labels it learning
         cat = "preference" if s.summary.startswith("Preference:") else (
@@ -50,7 +78,7 @@ def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,
     for label in _ORDER:
         if label in found:
             return label, found[label], True
-    return "none", 0.0, bool(out.state or out.facts)
+    return "none", 0.0, bool(state or out.facts)
 
 
 def both_label(rule: str, rule_conf: float, verdict: Verdict,
@@ -72,12 +100,15 @@ def both_label(rule: str, rule_conf: float, verdict: Verdict,
     return ("none", 0.0) if key is not None else (rule, rule_conf)
 
 
-def citations(examples: Sequence[Example], extractor: LocalExtractor) -> tuple[int, int, int]:
+def citations(examples: Sequence[Example], extractor: LocalExtractor,
+              policy: Policy | None = None) -> tuple[int, int, int]:
     """(entries, entries citing their own turn, rejections and decisions read against a
-    preceding turn or an open offer that also cite it)."""
+    preceding turn or an open offer that also cite it). ``policy``: through the whole
+    pipeline (``piped``)."""
     entries = own = answering = 0
     for ex in examples:
-        out = extractor.extract([prepared(ex)])
+        out = piped(ex, extractor, policy) if policy is not None else extractor.extract(
+            [prepared(ex)])
         for s in out.state:
             entries += 1
             own += s.source_entry == ex.id
