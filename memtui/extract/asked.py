@@ -146,33 +146,32 @@ class OpenOffer:
         return "", None
 
 
-def _quoted(s: str) -> bool:
-    """Whether a sentence ends inside a quotation it opened: the sentence splitter cut
-    'Scheduled: "Where do your users drop off? Funnels in Lumen" goes out Tuesday.' at the
-    title's question mark, which asks the person nothing."""
-    return s.count('"') % 2 == 1 or s.count("“") > s.count("”")
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”')
+_HIDDEN = "\ue000"
+"""Stands in for a question mark inside a quotation while sentences are found."""
 
 
-def _asks(pattern: re.Pattern[str], s: str) -> bool:
-    """``pattern`` finds an ask in the sentence, not only a quoted title's question mark."""
-    if not pattern.search(s):
-        return False
-    return not _quoted(s) or bool(pattern.search(s.rstrip().rstrip("?")))
+def _unquoted(text: str) -> str:
+    """The text with the question marks inside its quotations hidden: 'Scheduled: "Where
+    do your users drop off? Funnels in Lumen" goes out Tuesday.' quotes a title, and asks
+    the person nothing."""
+    return _QUOTED.sub(lambda m: m[0].replace("?", _HIDDEN), text)
 
 
 def offers(text: str) -> bool:
     """Whether the agent's words ask or offer anything ("Shall I …?", "I could …")."""
-    return any(_asks(ASKED, s) or _asks(ASKING, s) for s in sentences(clean(text)))
+    return any(ASKED.search(s) or ASKING.search(s)
+               for s in sentences(_unquoted(clean(text))))
 
 
 def last_ask(previous: str) -> str:
     """The question or proposal at the end of the assistant's last words, shortened."""
     if not previous:
         return ""
-    parts = sentences(clean(previous))
+    parts = sentences(_unquoted(clean(previous)))
     for s in reversed(parts):
-        if _asks(ASKED, s):
-            return shorten(s, 140)
+        if ASKED.search(s):
+            return shorten(s.replace(_HIDDEN, "?"), 140)
     return ""
 
 

@@ -335,6 +335,8 @@ def test_the_open_offer_is_saved_with_the_files_context_between_runs() -> None:
     ("Posted “Is your backup tested? A checklist” to the blog.", ""),
     ('Should I send "Is it done?" to Dana?', 'Should I send "Is it done?" to Dana?'),
     ('Should I use the title "Why Lumen?', 'Should I use the title "Why Lumen?'),
+    # the quotation closed before the question: it asks
+    ('Draft: "We are investigating. Back soon." Post it?', 'Back soon." Post it?'),
 ])
 def test_a_question_mark_inside_a_quoted_title_asks_nothing(words: str, asks: str) -> None:
     """The sentence splitter cuts a quoted title at its question mark; the half that ends
