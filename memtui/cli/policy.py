@@ -57,16 +57,16 @@ def check(ctx: click.Context, as_json: bool) -> None:
 def test(ctx: click.Context, file: str, fmt: str, quiet: bool, as_json: bool) -> None:
     """Show what each turn of FILE would put where, and what is refused and why.
 
-    Uses the home's policy.yaml and the local extractor; writes nothing.
+    Uses the home's policy.yaml and its local extractor (with the classifier, unless
+    [extract] classifier = false), as `memtui extract` does; writes nothing.
     """
-    from memtui.extract.choose import load_capture_policy
+    from memtui.extract.choose import load_capture_policy, make_extractor
     from memtui.extract.explain import explain
-    from memtui.extract.local import LocalExtractor
 
     home = home_of(ctx)
     if not home.policy_path.exists():
         raise _missing(home.policy_path)
-    turns = explain(file, load_capture_policy(home), LocalExtractor(), fmt=fmt)
+    turns = explain(file, load_capture_policy(home), make_extractor(home, "local"), fmt=fmt)
     if as_json:
         emit_json(turns)
         return
