@@ -79,6 +79,9 @@ def table(gold: list[str], by_method: dict[str, list[tuple[str, float, bool]]]) 
     nones = [i for i, g in enumerate(gold) if g == "none"]
     lines.append("| none-turns captured | " + str(len(nones)) + " | " + " | ".join(
         f"{sum(by_method[m][i][2] for i in nones) / max(1, len(nones)):.1%}" for m in got) + " |")
+    keyed = [sum(by_method[m][i][0] in KEY for i in nones) / max(1, len(nones)) for m in got]
+    lines.append(f"| none-turns read as a refusal or a decision | {len(nones)} | "
+                 + " | ".join(f"{share:.1%}" for share in keyed) + " |")
     return lines
 
 
