@@ -408,7 +408,8 @@ _PREFER = _rx(
     r"\b(?:i|we) (?:(?:really |generally |usually |always )?(?:prefer|like|love))\b"
     r"(?! (?:to know|it when you))"
     # "I'd like to understand the jump" wants an answer, not a way of working
-    rf"|\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:rather|prefer|"
+    rf"|\b(?:i{_APOS}d|i would|we{_APOS}d|we would) (?:always |much |far |generally |usually |"
+    r"really )?(?:rather|prefer|"
     r"like(?! to (?:know|understand|see|ask|hear|learn|find out)\b))\b"
     r"|\bmy preference\b|\bpreferably\b"
 )
