@@ -707,7 +707,13 @@ def test_facts(text: str, key: str, value: str) -> None:
                                   # someone's words, and passing states, are no setting
                                   "my landlord says the boiler is fine",
                                   "thanks, my hands are still shaking",
-                                  "my sister is flying in from Lisbon"])
+                                  "my sister is flying in from Lisbon",
+                                  # judgements and states of the moment
+                                  "ok thats enough for tonight, my battery is dying",
+                                  "does it need the internet on? the wifi in the barn is "
+                                  "terrible",
+                                  # "me to" names nobody
+                                  "lol they'd call me to ask where the status page is"])
 def test_no_facts_from_explanations(text: str) -> None:
     assert LocalExtractor().extract([turn(text)]).facts == []
 
