@@ -155,7 +155,8 @@ _A_NO_WORDS = r"\b(?:is|'s|’s) a (?:hard |firm |big |clear )?no\b(?!-)"
 
 # "no, but": it defers or narrows more often than it forbids.
 _DECLINES = _rx(
-    r"^(?:please\s+|wait,?\s+)?not (?:now|yet|today|tonight|tomorrow|this|until|till|before|"
+    r"^(?:(?:please|pls),?\s+|wait,?\s+)?not (?:now|yet|today|tonight|tomorrow|this|until|till|"
+    r"before|"
     r"after|during|in|on|at|for|right now)\b"
     r"(?! (?:that|sure|really|bad|quite|all(?! of)|a hurry|a rush|my (?:end|side|experience))\b)"
     rf"|^(?:(?:that|it|this)(?:{_APOS}s| is) |way |far |still |much |a bit |bit )*"
@@ -434,12 +435,12 @@ _DECIDE = _rx(
 )
 _GO = _rx(
     r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|good|great|perfect|alright|then|👍)[,.!]?\s+)*"
-    r"(?:please do(?! not\b)|do it|do that|do|go for it|go ahead|proceed|(?:send|post|publish|book|"
-    r"ship|merge|order|submit)(?: it| them| that)?)(?=\s*(?:[,.!;:]|$|(?:now|then|please|pls|"
-    r"today|tonight)\b))")
+    r"(?:(?:please do(?! not\b)|do it|do that|do|go for it|go ahead|proceed|(?:send|post|publish|"
+    r"book|ship|merge|order|submit)(?: it| them| that)?)(?=\s*(?:[,.!;:]|$|(?:now|then|please|"
+    r"pls|today|tonight)\b))|(?:please|pls|plz)[\s.!]*$)")
 """An order to go on with what was asked or announced ("please do", "go for it", "ok do
-that", "send" to "Send?", "book it"), said alone: "send to her dorm in Delft" or "merge
-instead" put something else in its place."""
+that", "send" to "Send?", "book it", a bare "pls" to "Message Tom about it?"), said
+alone: "send to her dorm in Delft" or "merge instead" put something else in its place."""
 
 _SCOFFS = _rx(
     r"^(?:oh,? (?:sure|yes|yeah|great|perfect)\b|(?:yes|yeah|sure)(?: yes)?,? because\b)"

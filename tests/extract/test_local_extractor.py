@@ -327,6 +327,9 @@ def test_taking_every_part_of_an_offer_approves_it(text: str, previous: str,
     ("send to her dorm in Delft, she is there already",
      "I'll ship it to your home address.", None),  # something else in its place
     ("merge it.", "PR #482 is up. CI is green.", "task"),  # no offer: still an order
+    ("pls", "The kiln log shows firing #212 peaked low. Message Tom about it?", "decision"),
+    ("please, not now", "Message Tom about it?", "rejected"),
+    ("pls", "Done, the report is in your inbox.", None),
 ])
 def test_an_order_to_go_on_approves_what_was_asked_or_announced(
         text: str, previous: str, category: str | None) -> None:
