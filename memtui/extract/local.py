@@ -289,7 +289,10 @@ _REJECT_ORDER = _rx(
     r"|\b(?:revert|undo|roll back) (?:that|this|it|those|these|the change|your change)\b"
     r"|\bnot like (?:that|this)\b"
     rf"|\b(?:please|pls) {DONT}\b"
-    r"|\b(?:stop|quit) (?:doing|using|adding|running|calling|making|writing|it|that)\b"
+    # not "we should stop doing hands", "every test must stop it in teardown": a lesson
+    r"|(?<!must )(?<!should )(?<!\bto )(?<!will )(?<!'ll )(?<!\bcan )(?<!could )(?<!would )"
+    r"(?<!shall )(?<!\bmay )(?<!might )\b(?:stop|quit) (?:doing|using|adding|running|calling|"
+    r"making|writing|it|that)\b"
     rf"|\b{DONT} (?:ever|do that|do this|use|add|touch|change|run|push|commit|delete|"
     r"modify|create|install|call|remove|rename|deploy|merge|restart|edit|rewrite|write)\b"
 )

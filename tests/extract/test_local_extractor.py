@@ -644,6 +644,16 @@ def test_a_preference_with_an_adverb_is_still_a_preference(text: str) -> None:
     assert categories(text, previous="Deployed the autoscaler, min 2, max 10.") == ["context"]
 
 
+@pytest.mark.parametrize("text, refused", [
+    ("please stop doing that", True),
+    ("stop it, the server is down", True),
+    ("note for me: every test which starts a thread must stop it in teardown", False),
+    ("third blurred one this year, we should stop doing hands", False),
+])
+def test_stop_after_a_modal_is_a_resolution_not_an_order(text: str, refused: bool) -> None:
+    assert ("rejected" in categories(text, previous="Done.")) is refused
+
+
 def test_yes_to_a_question_is_an_approval_decision() -> None:
     [entry] = LocalExtractor().extract([turn("ok, go ahead", previous=ASK)]).state
     # the decision itself: what "Should I set it up?" proposed, named by the sentence before
