@@ -454,6 +454,25 @@ def asks_only(ask: str) -> bool:
     return not _SEEKS_CONSENT.search(s) and not _APPROVAL.search(s)
 
 
+_RELAYED = re.compile(r"\b(?:asks?|asked|asking|wants? to know|wonders?|wondering) "
+                      r"(?:if|whether) (?P<what>[^.?!]+)[.?]?\s*$", re.I)
+_RELAYED_OFFER = re.compile(
+    r"^(?:you|she|he|they|we|i|it)(?:['’]d| would| wants?| can| could| may| might| should|"
+    r"['’]ll| will| shall)\b|\byou(?:['’]d)? (?:like|want|need|prefer)\b", re.I)
+
+
+def relays_question(previous: str) -> bool:
+    """Whether the agent's last words pass on someone else's question of fact ("A
+    customer asks if the Medium Dry is the same as last year's.", "They ask whether she
+    needs to borrow a hat."): "no, it's a different blend this year" answers it and turns
+    nothing down. Not a relayed offer or request ("The removal company asks if you want
+    their packing service", "She asks if she can bring her own dog"), which a "no"
+    refuses."""
+    parts = sentences(clean(previous)) if previous else []
+    m = _RELAYED.search(parts[-1]) if parts else None
+    return m is not None and not _RELAYED_OFFER.search(m["what"].strip())
+
+
 def closes(ask: str) -> bool:
     """Whether the agent's question closes the exchange (``_CLOSING``, or "any other/more
     …" that offers no act of the agent's)."""

@@ -71,6 +71,7 @@ from memtui.extract.asked import (
     options,
     pick,
     pushback,
+    relays_question,
 )
 from memtui.extract.candidates import (
     EpisodeCandidate,
@@ -800,7 +801,7 @@ class LocalExtractor:
             inner = rejection_confidence(rest)
             if inner is None and nothing_more(rest, ask):
                 return None  # "nope, that's it" to "Anything else?" refuses nothing
-            if inner is None and asks_only(ask):
+            if inner is None and (asks_only(ask) or not ask and relays_question(pt.answering)):
                 # "no, still the same 500" to "Did that fix it?" answers it; what follows
                 # the no ("no, undo all of it") is read on its own
                 return self._classify_user(capital(rest), pt) if rest else None

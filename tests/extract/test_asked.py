@@ -22,6 +22,7 @@ from memtui.extract.asked import (
     offers,
     options,
     pick,
+    relays_question,
 )
 from memtui.extract.local import LocalExtractor
 from memtui.extract.prepare import FileContext
@@ -343,3 +344,24 @@ def test_a_question_mark_inside_a_quoted_title_asks_nothing(words: str, asks: st
     there inside the quotation asks the person nothing, unless its words ask."""
     assert last_ask(words) == asks
     assert offers(words) == bool(asks)
+
+
+@pytest.mark.parametrize("words, relayed", [
+    ("Claim filed. Also, a customer asks if the Medium Dry is the same as last year's.", True),
+    ("Booked the lessons. They ask whether she needs to borrow a hat.", True),
+    ("She asks if she can bring her own dog along.", False),  # a request: a no refuses it
+    ("The removal company asks if you want their packing service (£180).", False),
+    ("A customer asks about the Medium Dry.", False),
+])
+def test_a_question_passed_on_from_someone_else(words: str, relayed: bool) -> None:
+    assert relays_question(words) is relayed
+
+
+def test_a_no_to_a_question_passed_on_answers_it() -> None:
+    previous = "Claim filed. Also, a customer asks if the Medium Dry is the same as last year's."
+    turns = prepared(turn("a1", "assistant", previous),
+                     turn("u1", "user", "no it's a different blend this year, fuller"))
+    assert [s.category for s in LocalExtractor().extract(turns).state] == []
+    asked = prepared(turn("a1", "assistant", "She asks if she can bring her own dog along."),
+                     turn("u1", "user", "no, Biscuit would take it as a declaration of war"))
+    assert [s.category for s in LocalExtractor().extract(asked).state] == ["rejected"]
