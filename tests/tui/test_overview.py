@@ -84,3 +84,25 @@ def test_escape_codes_from_a_transcript_are_shown_never_obeyed() -> None:
 
     assert lit("a\x1b[2Jb\nc").plain == "a␛[2Jb c"
     assert "\x1b" not in block("line one\n\x1b]0;title\x07").plain
+
+
+def test_a_long_home_path_gives_way_to_the_review_count() -> None:
+    """`make demo` builds its home under /tmp with a long name: at 80 columns the header
+    shortens the path, never the review queue."""
+    from memtui.tui.data import Snapshot
+    from memtui.tui.screens.overview import header_text
+
+    snap = Snapshot(read_at="2026-11-25T09:30:00Z", agent=None,
+                    agents=("ops", "content", "coordinator"), state=(), state_total=0,
+                    rejections=(), rejections_total=0, rules=(), rules_total=0,
+                    boot_ids=frozenset(), flows=(), flows_total=0,
+                    last_extract="2026-11-25T09:30:00Z", review_pending=199)
+    home = "/tmp/memtui-demo-z69s6j7a/a/much/longer/folder/for/the/demo/home"
+    wide = header_text(snap, home).plain
+    assert home in wide and len(wide) > 80
+    narrow = header_text(snap, home, width=80).plain
+    assert narrow.endswith("review 199") and len(narrow) <= 80
+    assert "…/home" in narrow
+    tiny = header_text(snap, home, width=60).plain
+    assert "…" in tiny and "review 199" in tiny and "/tmp" not in tiny
+    assert header_text(snap, "~/home", width=80).plain.startswith(" memtui · ~/home ·")

@@ -28,9 +28,25 @@ from memtui.tui.rowlist import RowList
 PANES = ("state", "rejections", "rules", "flows", "context")
 
 
-def header_text(snapshot: Snapshot | None, home: str, *, ascii_only: bool = False) -> Text:
-    """The line that always says where you are, whose memory, and how fresh it is."""
+def header_text(snapshot: Snapshot | None, home: str, *, ascii_only: bool = False,
+                width: int | None = None) -> Text:
+    """The line that always says where you are, whose memory, and how fresh it is. Wider
+    than ``width``, the home's path gives way first (to its last folder, then to an
+    ellipsis), so the review queue stays in sight."""
     short = home.replace(os.path.expanduser("~"), "~", 1)
+    if width is None:
+        return _header(snapshot, short, ascii_only)
+    dots = "..." if ascii_only else "…"
+    tail = short.rstrip("/").rsplit("/", 1)[-1]
+    line = Text()
+    for path in (short, f"{dots}/{tail}", dots):
+        line = _header(snapshot, path, ascii_only)
+        if line.cell_len <= width:
+            break
+    return line
+
+
+def _header(snapshot: Snapshot | None, short: str, ascii_only: bool) -> Text:
     dot = sep(ascii_only=ascii_only)
     line = Text(" memtui", style="bold")
     line.append(f"{dot}{clean(short)}")
@@ -101,11 +117,17 @@ class OverviewScreen(Screen[None]):
             return
         with self.app.batch_update():
             headers.first().update(header_text(snapshot, str(self.app_home()),
-                                               ascii_only=self.ascii_only))
+                                               ascii_only=self.ascii_only,
+                                               width=self.size.width or None))
             for pane in self.query(Pane):
                 pane.update(snapshot)
 
     def on_resize(self, event: events.Resize) -> None:
+        app: Any = self.app
+        if app.last_snapshot is not None and self.query(Header):
+            self.query_one(Header).update(header_text(
+                app.last_snapshot, str(self.app_home()), ascii_only=self.ascii_only,
+                width=event.size.width))
         self.set_class(event.size.width < 70, "-narrow")
         self.set_class(event.size.height < 22, "-short")
         for pane in self.query(ContextPane):
