@@ -337,6 +337,8 @@ def alternatives(previous: str) -> tuple[str, str, str] | None:
         return None
     lead = _CHOICE_LEAD.match(body)
     body = re.split(r"[:;]\s", body[lead.end():] if lead else body)[-1]
+    if _OF_FACT.match(body):  # "One question for them: is the car in the street or the garage?"
+        return None
     left, _, right = body.rpartition(" or ")
     left = re.split(r",\s+", left)[-1] if " or " not in left else left
     left, right = (re.sub(r"^(?:be|would)\s+", "", alt.strip(" ,"), flags=re.I)
@@ -355,7 +357,8 @@ def mentions(text: str, part: str) -> bool:
 def of_fact(ask: str) -> bool:
     """Whether the agent's question asks about a fact, even between alternatives ("Is the
     hotel in Lisbon or Porto?", "Did it come from prod or CI?"), wanting no choice."""
-    return bool(_OF_FACT.match(ask.strip(" \"'*_`")))
+    question = re.split(r"[:;]\s", ask.strip(" \"'*_`"))[-1]  # after "One question:"
+    return bool(_OF_FACT.match(question))
 
 
 def _words(text: str) -> list[str]:

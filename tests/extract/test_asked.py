@@ -19,6 +19,7 @@ from memtui.extract.asked import (
     last_ask,
     last_offer,
     named,
+    of_fact,
     offers,
     options,
     pick,
@@ -365,3 +366,16 @@ def test_a_no_to_a_question_passed_on_answers_it() -> None:
     asked = prepared(turn("a1", "assistant", "She asks if she can bring her own dog along."),
                      turn("u1", "user", "no, Biscuit would take it as a declaration of war"))
     assert [s.category for s in LocalExtractor().extract(asked).state] == ["rejected"]
+
+
+def test_a_question_of_fact_after_a_lead_names_no_choice() -> None:
+    """"One question for them: is the car in the street overnight, or in the garage now?"
+    asks a fact, after what leads up to it; "in the garage since March" chooses nothing."""
+    ask = ("Quotes by tomorrow. One question for them: is the car still parked on the "
+           "street overnight, or in the garage now?")
+    assert alternatives(ask) is None and of_fact(ask.split(". ", 1)[1])
+    assert alternatives("Quick one: send it now or on Monday morning?") == (
+        "send it now", "on Monday morning", "Quick one: send it now or on Monday morning?")
+    out = LocalExtractor().extract(prepared(turn("a1", "assistant", ask), turn(
+        "u1", "user", "in the garage since March, finally we cleared it")))
+    assert [s.category for s in out.state if s.category == "decision"] == []
