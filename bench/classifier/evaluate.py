@@ -33,11 +33,13 @@ def prepared(ex: Example) -> PreparedTurn:
                         open_offer_id=f"{ex.id}/offer" if ex.offer else None)
 
 
-def piped(ex: Example, extractor: LocalExtractor, policy: Policy) -> Extraction:
+def piped(ex: Example, extractor: LocalExtractor, policy: Policy | None) -> Extraction:
     """What the stenographer records from ``ex``: the turn prepared as in a run (redacted,
     the capture policy's verdict: refused as noise, or its phrase hits), extracted, and
     the policy enforced on the candidates (what it switches off dropped, what its phrases
-    widen added)."""
+    widen added). Without a policy, the extractor's reading alone."""
+    if policy is None:
+        return extractor.extract([prepared(ex)])
     ctx = FileContext(previous_assistant=ex.prev,
                       previous_assistant_id=f"{ex.id}/before" if ex.prev else "",
                       offer=OpenOffer(ex.offer, f"{ex.id}/offer" if ex.offer else "",
@@ -55,10 +57,7 @@ def rules_reading(ex: Example, extractor: LocalExtractor | None = None, *,
     only the entries that land active (what agents are given), not those for review.
     ``policy``: through the stenographer's whole pipeline (``piped``), not the extractor
     alone."""
-    extractor = extractor or LocalExtractor()
-    out = piped(ex, extractor, policy) if policy is not None else extractor.extract(
-        [prepared(ex)])
-    return label_of(out, served=served)
+    return label_of(piped(ex, extractor or LocalExtractor(), policy), served=served)
 
 
 def label_of(out: Extraction, *, served: bool = False) -> tuple[str, float, bool]:
@@ -107,9 +106,7 @@ def citations(examples: Sequence[Example], extractor: LocalExtractor,
     pipeline (``piped``)."""
     entries = own = answering = 0
     for ex in examples:
-        out = piped(ex, extractor, policy) if policy is not None else extractor.extract(
-            [prepared(ex)])
-        for s in out.state:
+        for s in piped(ex, extractor, policy).state:
             entries += 1
             own += s.source_entry == ex.id
             answering += s.category in ("rejected", "decision") and \

@@ -116,18 +116,19 @@ class OverviewScreen(Screen[None]):
         if not headers:
             return
         with self.app.batch_update():
-            headers.first().update(header_text(snapshot, str(self.app_home()),
-                                               ascii_only=self.ascii_only,
-                                               width=self.size.width or None))
+            self._draw_header(headers.first(), snapshot, self.size.width or None)
             for pane in self.query(Pane):
                 pane.update(snapshot)
 
+    def _draw_header(self, header: Header, snapshot: Snapshot, width: int | None) -> None:
+        header.update(header_text(snapshot, str(self.app_home()), ascii_only=self.ascii_only,
+                                  width=width))
+
     def on_resize(self, event: events.Resize) -> None:
         app: Any = self.app
-        if app.last_snapshot is not None and self.query(Header):
-            self.query_one(Header).update(header_text(
-                app.last_snapshot, str(self.app_home()), ascii_only=self.ascii_only,
-                width=event.size.width))
+        headers = self.query(Header)
+        if app.last_snapshot is not None and headers:
+            self._draw_header(headers.first(), app.last_snapshot, event.size.width)
         self.set_class(event.size.width < 70, "-narrow")
         self.set_class(event.size.height < 22, "-short")
         for pane in self.query(ContextPane):
