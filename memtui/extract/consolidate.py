@@ -220,11 +220,19 @@ class Consolidator:
         # A known rejection said again is no new event; a refused tool use (ref) always is.
         keep = [c for c in keep if not (c.kind == "rejection" and c.ref is None and (
             c.source_entry, text.normalise(c.summary)) in self._said_again)]
+        # A tool call whose result is in the same batch is added with its outcome: one
+        # row written (and one audit line), not a row and then an update of it.
+        result = dict(outcomes)  # the last result of a call wins, as set_outcomes reads
+        settled = {c.ref for c in keep if c.kind == "tool_call" and c.ref in result}
+        out.outcomes += sum(1 for c in keep if c.ref in settled and c.kind == "tool_call"
+                            and result[c.ref] != c.outcome)
         if keep:
             episodes.add_many(self.db, [episodes.NewEpisode(
                 agent=self.agent, kind=c.kind, summary=c.summary, at=c.at, detail=c.detail,
                 session=c.session, source_file=self.source_file, source_entry=c.source_entry,
-                tool=c.tool, ref=c.ref, outcome=c.outcome, answers_entry=c.answers_entry)
+                tool=c.tool, ref=c.ref, answers_entry=c.answers_entry,
+                outcome=result[c.ref] if c.kind == "tool_call" and c.ref in settled
+                else c.outcome)
                 for c in keep], actor=self.actor)
         tools: dict[str, Counter[str]] = defaultdict(Counter)
         for c in keep:
@@ -236,8 +244,9 @@ class Consolidator:
         for day, counter in tools.items():
             calls = ", ".join(f"{name} ×{n}" for name, n in counter.most_common())
             out.log[day].append(f"- tool calls: {calls}")
-        if outcomes:
-            out.outcomes += episodes.set_outcomes(self.db, self.agent, outcomes, actor=self.actor)
+        later = [(ref, outcome) for ref, outcome in outcomes if ref not in settled]
+        if later:  # results of calls read in an earlier batch
+            out.outcomes += episodes.set_outcomes(self.db, self.agent, later, actor=self.actor)
 
     # -- facts ---------------------------------------------------------------------------
 

@@ -108,7 +108,8 @@ def add_many(db: Database, episodes: Sequence[NewEpisode], *, actor: str) -> lis
         ids = [db.execute(_INSERT, values) for values in rows]
         audit.record_many(
             db, actor, "episode.add",
-            ((f"episode:{i}", None, {"kind": v[2], "summary": v[3], "source_entry": v[7]})
+            ((f"episode:{i}", None, {"kind": v[2], "summary": v[3], "source_entry": v[7],
+                                     **({"outcome": v[10]} if v[10] else {})})
              for i, v in zip(ids, rows, strict=True)),
         )
     return ids

@@ -116,6 +116,34 @@ def test_sample_data_transcripts_read_with_zero_errors(home: Home, db: Database)
     assert run(home, db).turns_read == 0
 
 
+def test_a_tool_result_read_later_sets_the_outcome_of_the_call_read_earlier(
+    tmp_path: Path, home: Home, db: Database
+) -> None:
+    path = old(write(tmp_path / "session.jsonl", CONVERSATION[:2]))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    first = run(home, db)
+    call = db.one("SELECT * FROM episodes WHERE kind = 'tool_call'")
+    assert call is not None and call["outcome"] is None and first.outcome.outcomes == 0
+    old(write(path, CONVERSATION[2:3], mode="a"))
+    second = run(home, db)
+    assert second.turns_extracted == 1 and second.outcome.outcomes == 1
+    call = db.one("SELECT * FROM episodes WHERE kind = 'tool_call'")
+    assert call is not None and call["outcome"] == "error"
+    assert count(db, "audit", "action = 'episode.outcome'") == 1
+
+
+def test_a_tool_result_in_the_same_batch_is_written_with_its_call(
+    home: Home, db: Database, transcript: Path
+) -> None:
+    report = run(home, db)
+    assert report.outcome.outcomes == 1
+    [add] = [json.loads(r["after"]) for r in db.query(
+        "SELECT after FROM audit WHERE action = 'episode.add'")
+        if json.loads(r["after"])["kind"] == "tool_call"]
+    assert add["outcome"] == "error"
+    assert count(db, "audit", "action = 'episode.outcome'") == 0
+
+
 # -- watermarks and exactly once -------------------------------------------------------
 
 
