@@ -522,16 +522,21 @@ turns it into giving in ("yes ok, you're right, add it")."""
 # Learnings and standing instructions.
 _LEARN = _rx(
     # someone's habit is not a lesson: "I always forget", "she always complains", "he
-    # always does", "it's always been bad", "as always"
+    # always does", "it's always been bad", "as always"; nor how a thing always is or
+    # was ("august is always dead", "in summer it was always full")
     r"(?<!\bi )(?<!\bhe )(?<!\bshe )(?<!\bas )(?<!'s )(?<!’s )(?<!\bit )"
+    r"(?<!\bis )(?<!\bare )(?<!'re )(?<!’re )(?<!\bwas )(?<!\bwere )"
     # nor a past one ("the secretary always went to make tea"); a view held until now is
     # ("I've always found that a model people trust beats a better one")
     r"(?<!'ve )(?<!’ve )(?<!\bhave )(?<!\bhas )\balways\b(?! been\b)"
     r"(?! (?:\w*[^\We]ed|went|was|were|did|had|came|took|made|said|told|got|gave|knew|sent|wrote|"
     r"paid|ran|used to)\b)"
     r"|(?:(?<='ve )|(?<=’ve )|(?<=\bhave )|(?<=\bhas ))always\b(?! been\b)"
+    # unless it judges a practice ("fixed sleeps in tests are always wrong")
+    r"|\b(?:is|are)(?: almost)? always (?:wrong|a (?:bug|mistake|trap))\b"
     # not remembering is no lesson ("I don't remember that"); TIL is, "til 22" is until
-    r"|\b(?:from now on|in the future|going forward|next time|"
+    r"|\b(?:from now on|(?:in|for) the future|going forward|next time|"
+    r"(?:i|we)(?:'ve| have) learn(?:ed|t)|(?:a )?(?:note|lesson) for (?:us|me|the team)\b|"
     r"(?<!n't )(?<!n’t )(?<!nt )(?<!not )remember (?:to|that)|"
     r"make sure (?:to|you|that)|keep in mind|lesson(?:s)? learned|lesson:|note to self|"
     r"rule of thumb|important:)|^til:"

@@ -591,6 +591,9 @@ def test_a_habit_or_a_sigh_is_not_a_lesson(text: str) -> None:
     "the interns always asked for the wifi password",
     "I don't remember that meeting at all",  # not remembering is no lesson
     "we can talk til 5 tomorrow",  # "til" is until; TIL is a lesson
+    "the harbour car park is always full on Saturdays",  # how a thing always is
+    "in winter the ferry was always late",  # or was
+    "printers are always a nightmare",
 ])
 def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
     assert "learning" not in categories(text)
@@ -611,6 +614,11 @@ def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
     ("keep it up to date", "learning"),  # not "keep it up"
     ("fixed sleeps always break eventually \U0001F605 remember that", "learning"),
     ("I always prefer tables by default", "context"),  # a preference, said as a habit
+    ("a lesson for us: never edit the routing table on a Friday", "learning"),
+    ("lesson for me - read the whole contract before signing", "learning"),
+    ("We have learned that the carrier loses every second parcel to Crete.", "learning"),
+    ("Note for the future: the bakery order must go in before noon.", "learning"),
+    ("a cancelled order with a successful payment is always a bug", "learning"),
 ])
 def test_always_still_teaches(text: str, expected: str) -> None:
     assert categories(text)[:1] == [expected]
