@@ -221,17 +221,27 @@ class Consolidator:
         keep = [c for c in keep if not (c.kind == "rejection" and c.ref is None and (
             c.source_entry, text.normalise(c.summary)) in self._said_again)]
         # A tool call whose result is in the same batch is added with its outcome: one
-        # row written (and one audit line), not a row and then an update of it.
-        result = dict(outcomes)  # the last result of a call wins, as set_outcomes reads
-        settled = {c.ref for c in keep if c.kind == "tool_call" and c.ref in result}
-        out.outcomes += sum(1 for c in keep if c.ref in settled and c.kind == "tool_call"
-                            and result[c.ref] != c.outcome)
+        # row written (and one audit line), not a row and then an update of it. A call id
+        # an earlier batch stored too (generic transcripts reuse short ids) is updated as
+        # before, every row of it.
+        results: dict[str, list[str]] = defaultdict(list)
+        for ref, outcome in outcomes:
+            results[ref].append(outcome)
+        called = {c.ref for c in keep if c.kind == "tool_call" and c.ref in results}
+        settled = called - episodes.stored_refs(self.db, self.agent, called)
+        for c in keep:
+            if c.kind == "tool_call" and c.ref in settled:
+                was = c.outcome  # counted as the updates would have: one per change
+                for outcome in results[c.ref]:
+                    if outcome != was:
+                        out.outcomes += 1
+                    was = outcome
         if keep:
             episodes.add_many(self.db, [episodes.NewEpisode(
                 agent=self.agent, kind=c.kind, summary=c.summary, at=c.at, detail=c.detail,
                 session=c.session, source_file=self.source_file, source_entry=c.source_entry,
                 tool=c.tool, ref=c.ref, answers_entry=c.answers_entry,
-                outcome=result[c.ref] if c.kind == "tool_call" and c.ref in settled
+                outcome=results[c.ref][-1] if c.kind == "tool_call" and c.ref in settled
                 else c.outcome)
                 for c in keep], actor=self.actor)
         tools: dict[str, Counter[str]] = defaultdict(Counter)

@@ -8,7 +8,8 @@ back to the conversation that produced it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +114,16 @@ def add_many(db: Database, episodes: Sequence[NewEpisode], *, actor: str) -> lis
              for i, v in zip(ids, rows, strict=True)),
         )
     return ids
+
+
+def stored_refs(db: Database, agent: str, refs: Iterable[str | None]) -> set[str]:
+    """Which of these tool call ids the agent's tool_call episodes already hold."""
+    wanted = sorted({r for r in refs if r is not None})
+    if not wanted:
+        return set()
+    rows = db.query("SELECT DISTINCT ref FROM episodes WHERE agent = ? AND kind = 'tool_call' "
+                    "AND ref IN (SELECT value FROM json_each(?))", (agent, json.dumps(wanted)))
+    return {str(r["ref"]) for r in rows}
 
 
 def set_outcomes(

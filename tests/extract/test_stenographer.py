@@ -132,6 +132,25 @@ def test_a_tool_result_read_later_sets_the_outcome_of_the_call_read_earlier(
     assert count(db, "audit", "action = 'episode.outcome'") == 1
 
 
+def test_a_call_id_used_again_in_a_later_run_updates_every_call_of_it(
+    tmp_path: Path, home: Home, db: Database
+) -> None:
+    # generic transcripts may number their calls per turn: "c1" again in the next one
+    path = old(write(tmp_path / "session.jsonl", CONVERSATION[:2]))
+    sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    run(home, db)
+    old(write(path, [
+        line(3, "tool", "ok", tool_call_id="c1", name="bash"),
+        line(4, "assistant", "Running it again.", tool_calls=[
+            {"id": "c1", "name": "bash", "input": {"command": "pytest -q"}}]),
+        line(5, "tool", "2 failed", tool_call_id="c1", name="bash", is_error=True),
+    ], mode="a"))
+    second = run(home, db)
+    rows = db.query("SELECT outcome FROM episodes WHERE kind = 'tool_call' ORDER BY id")
+    assert [r["outcome"] for r in rows] == ["error", "error"]  # the last result of c1 wins
+    assert second.outcome.outcomes == 4  # as the updates count: each row, each change
+
+
 def test_a_tool_result_in_the_same_batch_is_written_with_its_call(
     home: Home, db: Database, transcript: Path
 ) -> None:
