@@ -594,6 +594,12 @@ def test_a_habit_or_a_sigh_is_not_a_lesson(text: str) -> None:
     "the harbour car park is always full on Saturdays",  # how a thing always is
     "in winter the ferry was always late",  # or was
     "printers are always a nightmare",
+    "the car park is almost always full",
+    "my boss is always wrong lol",  # venting about a person
+    "I have learned that the server is down.",  # news, not what experience taught
+    "Please book a lesson for me with the swim coach on Saturday.",  # a note asked for
+    "Write a note for the team about the new VPN setup.",
+    "Add the budget for the future office to the sheet.",
 ])
 def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
     assert "learning" not in categories(text)
@@ -616,9 +622,13 @@ def test_a_past_habit_or_a_lapse_of_memory_is_not_a_lesson(text: str) -> None:
     ("I always prefer tables by default", "context"),  # a preference, said as a habit
     ("a lesson for us: never edit the routing table on a Friday", "learning"),
     ("lesson for me - read the whole contract before signing", "learning"),
-    ("We have learned that the carrier loses every second parcel to Crete.", "learning"),
+    ("We have learned the hard way that the carrier loses parcels to Crete.", "learning"),
     ("Note for the future: the bakery order must go in before noon.", "learning"),
     ("a cancelled order with a successful payment is always a bug", "learning"),
+    ("the fix is always to restart the worker first", "learning"),
+    ("I’ve learned to check the timezone first.", "learning"),
+    ("Saving on packaging is never saving, note for me.", "learning"),
+    ("For the future, we send a revised quote whenever a client adds material.", "learning"),
 ])
 def test_always_still_teaches(text: str, expected: str) -> None:
     assert categories(text)[:1] == [expected]
