@@ -112,7 +112,7 @@ _NO_START = _rx(
     # "não, sizing goes in the table", "nee, too expensive" (not "non-blocking")
     # "god no", "lol no", "hell no" (not the "oh no" of dismay)
     r"^(?:(?:god|oh god|good god|lol|haha|hell|ugh|lmao|omg|heavens|good heavens|goodness|"
-    r"lord)[,.!]?\s+)?"
+    r"lord|(?:oh,? )?(?:please|pls|plz))[,.!]?\s+)?"
     r"(?:no|nope|nah|nay|negative|non|nein|nee|não|nao|nie|nej|όχι|hayır|hayir)\b(?!-)"
     r"(?![\s,]*(?:problem|worries|worry|rush|hurry|idea|"
     r"doubt|pressure|stress|big deal|biggie|sweat|harm|offen[cs]e|objections?|concerns?|"
@@ -170,7 +170,7 @@ _DECLINES = _rx(
     r"|^(?:please |pls )?(?:wait (?:for|until|till|with)|hold off)\b|^please wait\b"
     # "not a chance with this budget", "not a fan, sounds like we're raising them"
     r"|^not a (?:chance|fan|good idea|great idea|priority)\b"
-    r"|^skip (?:it|that|this|the|those|them)\b|^(?:please|pls) not\b"
+    r"|^skip (?:it|that|this|the|those|them)\b|^(?:oh,? )?(?:please|pls|plz),? not\b"
     # "Thank you, but my daughter will drive me", "thank you, is kind, but no"
     r"|^thank(?:s| you)\b[^.?!]{0,60}?\b(?:but|though|however|i'?m afraid)\b"
     r"|^thank(?:s| you)[,.!]?\s+(?:no|not)\b"

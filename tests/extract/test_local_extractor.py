@@ -177,6 +177,11 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     ("not a chance with this budget", "Shall I order the bigger server?"),
     ("skip the warranty, the battery is what wears out", "Add the 3-year warranty for €49?"),
     ("please not whole folder, it makes a huge diff", "I'll reformat the whole folder."),
+    ("please no migration now, the shop is open until 10pm", "Then I run the migrations on "
+     "prod. Go ahead?"),  # not a task: it stops one
+    ("pls no newsletter, i see everything in discord", "I'll also sign you up for the "
+     "newsletter."),
+    ("oh please not publicly, that's their private info", "I could reply publicly."),
     ("That's very kind, but the singers get enough emails from me", "I could send them a "
      "weekly digest."),
     ("i never use hashtags, tags make it look desperate", "Shall I add hashtags?"),
