@@ -813,8 +813,11 @@ class LocalExtractor:
         question = s.rstrip().endswith("?") or bool(_WH_ASK.search(lower.rstrip(" .!")))
         m = _NO_START.search(lower)
         if m:
-            if question and len(s.split()) > 1 and not re.search(r"[.!,;]\s", s):
-                return None  # "no contract change?" asks; "no more views. can you …?" refuses
+            if question and not re.search(r"[.!,;]\s", s) and (
+                    len(s.split()) > 1 or s[m.end():].strip(" ?") == ""):
+                # "no contract change?" and "negative?" ask; "no more views. can you …?"
+                # refuses
+                return None
             rest = s[m.end():].lstrip(" ,.!:;-—")
             inner = rejection_confidence(rest)
             if inner is None and nothing_more(rest, ask):
@@ -833,7 +836,10 @@ class LocalExtractor:
                 # "No, don't add Redis": what follows the no says what is rejected.
                 return "rejected", self._with_ask(capital(rest), pt), inner
             if len(rest.split()) >= 4:
-                summary = capital(rest) + (f" — re: {ask}" if ask else "")
+                # "no, the old recordings are for the anniversary film": a reason, which
+                # names nothing refused; the question or the plan it answers does
+                about = ask or last_offer(pt.answering) or proposal(pt.answering)
+                summary = capital(rest) + (f" — re: {about}" if about else "")
                 return "rejected", summary, NO_BUT
             if ask:
                 summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
@@ -931,7 +937,7 @@ class LocalExtractor:
         """A short rejection says what it rejects: the question it answers, if any."""
         if len(s.split()) >= 5:
             return s
-        ask = last_ask(pt.answering)
+        ask = last_offer(pt.answering)  # a question, or a plan the agent announced
         return f"{s.rstrip('.!')} — re: {ask}" if ask else s
 
     def _assistant(self, pt: PreparedTurn, out: Extraction) -> None:

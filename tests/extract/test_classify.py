@@ -69,6 +69,12 @@ def test_a_rejection_names_the_refused_proposal() -> None:
         "Rejected: rotating the TLS certs tonight")
     assert rejection_summary("n, later", "Tests pass. Merge PR #92? (y/n)") == (
         "Rejected: merging PR #92")
+    # A plan under a heading, and its "unless you object".
+    assert rejection_summary("please no", "The drive is 95% full. Planned: delete recordings "
+                             "older than 2 years tonight unless you object.") == (
+        "Rejected: deleting recordings older than 2 years tonight")
+    assert decision_summary("ok", "Proposed: enforce MFA for everyone on Monday.") == (
+        "Enforce MFA for everyone on Monday")
     # Nothing proposed: the person's own words.
     assert rejection_summary("never deploy on fridays", "Done.") == (
         "Rejected: never deploy on fridays")

@@ -170,6 +170,21 @@ def test_a_prohibition_inside_an_approval_is_its_condition(text: str, previous: 
     assert text in entry.summary or text[:40] in entry.summary
 
 
+def test_a_no_with_only_a_reason_names_the_plan_it_refuses() -> None:
+    plan = "The drive is 95% full. Planned: delete recordings older than 2 years tonight " \
+        "unless you object."
+    out = LocalExtractor().extract([turn("please no, the old recordings are for the "
+                                         "anniversary film next year", previous=plan)])
+    [entry] = out.state
+    assert entry.category == "rejected"
+    assert entry.summary.endswith("— re: delete recordings older than 2 years tonight")
+
+
+def test_a_no_word_asked_back_is_a_question() -> None:
+    offer = "The proration gives negative amounts. I can split the month into two periods."
+    assert categories("negative? how much", previous=offer) == []
+
+
 @pytest.mark.parametrize("text, previous", [
     ("let me think about it over the weekend", "I can send the reminder to all 40 parents."),
     ("wait for Ana's review, she owns the blog", "Publish it now?"),

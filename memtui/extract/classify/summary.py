@@ -25,16 +25,18 @@ _ASK_LEAD = re.compile(
     r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?(?:to )?"
     r"|(?:do you )?want (?=(?:a|an|the|some|another|more|any)\s)"
     r"|(?:i'm|i am) (?:thinking of|going to|planning to|about to)\s|we could\s"
-    r"|how about (?:i |we )?|next step:\s*|plan:\s*|ready to\s)", re.I)
+    r"|how about (?:i |we )?|next step:\s*|(?:the )?plan(?:ned)?:\s*|propos(?:ed|al):\s*"
+    r"|ready to\s)", re.I)
 _HEDGE = re.compile(r"^(?:(?:also|just|now|first|then|still|quickly|at least|maybe|"
                     r"perhaps|go ahead and)\s+)+", re.I)
 """Words between the lead and the verb ("Should I also …", "Should I at least …")."""
 _INTENT = re.compile(r"^(?:(?:ok|okay|so|then|next|now)[,:]?\s+)?(?:i(?:'ll| will)|"
-                     r"(?:i'm|i am) (?:going|planning|about) to)\s.*[^:]$", re.I)
+                     r"(?:i'm|i am) (?:going|planning|about) to)\s.*[^:]$"
+                     r"|^(?:the )?(?:plan(?:ned)?|propos(?:ed|al)):\s*\w.*[^:]$", re.I)
 """A sentence announcing what the agent is about to do ("I'm going to rotate the certs
-tonight."): a plan the reply can turn down though nothing was asked. Not a coding
-agent's narration of its next step ("Let me check the config:", "I'll read the file:"),
-which a reply seldom answers."""
+tonight.", "Planned: delete the old recordings tonight unless you object."): a plan the
+reply can turn down though nothing was asked. Not a coding agent's narration of its next
+step ("Let me check the config:", "I'll read the file:"), which a reply seldom answers."""
 _NOT_A_VERB = frozenset((
     "is are was were am be do does did have has had will would can could should shall may "
     "might must what why how when where who whom which whose any anything anyone anybody "
@@ -49,7 +51,8 @@ go?" and "Any news?" do not."""
 _THING = frozenset("a an the some any another more this these those my your our".split())
 """Words a proposed thing opens with rather than a verb."""
 _TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
-                   r"sound good))?[?.!:\s]*$", re.I)
+                   r"sound good|unless (?:you (?:object|say otherwise|stop me|prefer otherwise)|"
+                   r"i hear otherwise)))?[?.!:\s]*$", re.I)
 _PRONOUNS = {"your": "my", "you": "me"}
 _DOUBLE = re.compile(r"^[^aeiou]*[aeiou][bdgmnprt]$")
 _ONSET = re.compile(r"^(?:[bcdfgpt][lr]|s[cklmnptw]|[cstw]h|tw|[^aeiou])?[aeiou]\w")
