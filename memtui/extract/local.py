@@ -837,9 +837,14 @@ class LocalExtractor:
                 return "rejected", self._with_ask(capital(rest), pt), inner
             if len(rest.split()) >= 4:
                 # "no, the old recordings are for the anniversary film": a reason, which
-                # names nothing refused; the question or the plan it answers does
-                about = ask or last_offer(pt.answering) or proposal(pt.answering)
-                summary = capital(rest) + (f" — re: {about}" if about else "")
+                # names nothing refused; the proposal it answers does, first, so that a
+                # long reason cannot cut it off ("Rejected: deleting the old recordings
+                # tonight — the old recordings are …"), else the question or plan
+                if proposal(pt.answering):
+                    summary = f"{rejection_summary(rest, pt.answering)} — {rest}"
+                else:
+                    about = ask or last_offer(pt.answering)
+                    summary = capital(rest) + (f" — re: {about}" if about else "")
                 return "rejected", summary, NO_BUT
             if ask:
                 summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"

@@ -177,7 +177,8 @@ def test_a_no_with_only_a_reason_names_the_plan_it_refuses() -> None:
                                          "anniversary film next year", previous=plan)])
     [entry] = out.state
     assert entry.category == "rejected"
-    assert entry.summary.endswith("— re: delete recordings older than 2 years tonight")
+    assert entry.summary.startswith("Rejected: deleting recordings older than 2 years tonight — "
+                                    "the old recordings")
 
 
 def test_a_no_word_asked_back_is_a_question() -> None:
