@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import shutil
 import sys
 import tempfile
 from datetime import UTC, date, datetime
@@ -56,7 +57,10 @@ def shoot(folder: Path) -> list[Path]:
     from memtui.tui.app import MemtuiApp
 
     folder.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="memtui-shots-")) / "demo"
+    # a fixed path, as the header shows it: a random folder would change every picture
+    scratch = Path(tempfile.gettempdir()) / "memtui-screenshots"
+    shutil.rmtree(scratch, ignore_errors=True)
+    root = scratch / "demo"
     with mock.patch("memtui.timeutil.now", lambda: FIXED):
         home, _ = build_demo_home(root, today=date(2026, 11, 25))
         db = home.open_db()
@@ -84,6 +88,7 @@ def shoot(folder: Path) -> list[Path]:
 
         app.run(headless=True, size=(100, 30), auto_pilot=drive)
         written.append(target)
+    shutil.rmtree(scratch, ignore_errors=True)
     return written
 
 
