@@ -69,6 +69,12 @@ def test_a_rejection_names_the_refused_proposal() -> None:
         "Rejected: rotating the TLS certs tonight")
     assert rejection_summary("n, later", "Tests pass. Merge PR #92? (y/n)") == (
         "Rejected: merging PR #92")
+    # An offer with another choice after it ("…, or would you prefer …"): the first.
+    assert rejection_summary("nah", "Would you like me to customize it with specific colors, "
+                             "or would you prefer to edit it yourself?") == (
+        "Rejected: customizing it with specific colors")
+    assert rejection_summary("no", "Shall I send it now or on Monday morning?") == (
+        "Rejected: sending it now or on Monday morning")  # one act, two times: both
     # A plan under a heading, and its "unless you object".
     assert rejection_summary("please no", "The drive is 95% full. Planned: delete recordings "
                              "older than 2 years tonight unless you object.") == (

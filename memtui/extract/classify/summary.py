@@ -94,9 +94,17 @@ def _action(ask: str) -> str:
     if start is None:
         return ""
     action = _HEDGE.sub("", _TAIL.sub("", ask[start:]).strip(" ,"))
+    action = _OTHER_CHOICE.split(action, maxsplit=1)[0].strip(" ,")
     words = action.split()
     ok = words and words[0].replace("-", "").isalpha() and len(words) <= 25
     return action if ok else ""
+
+
+_OTHER_CHOICE = re.compile(
+    r",?\s+or\s+(?:(?:would|do|should|shall|can|could|will)\s+(?:you|i|we)|(?:you|i|we)\s+(?:could|can)"
+    r"|would you (?:like|prefer|rather)|do you (?:want|prefer)|want me to)\b", re.I)
+"""Where an offer's other choice begins: "customize it with your colours, or would you
+prefer to edit it yourself?" proposes the first; a reply turning it down refuses that."""
 
 
 def _ordered(ask: str) -> bool:
