@@ -847,7 +847,12 @@ class LocalExtractor:
                     summary = capital(rest) + (f" — re: {about}" if about else "")
                 return "rejected", summary, NO_BUT
             if ask:
-                summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
+                # "no" or "nope, too early" to "Should I ask the content agent to …?"
+                if proposal(pt.answering):
+                    refused = rejection_summary(rest, pt.answering)
+                    summary = f"{refused} — {rest}" if rest else refused
+                else:
+                    summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
                 return "rejected", summary, AMBIGUOUS
             return None
         if not question:

@@ -306,7 +306,7 @@ def test_a_late_answer_names_and_cites_the_offer_it_answers() -> None:
     assert (turns[-1].open_offer_id, turns[-1].answering_id) == ("a1", "a1")
     out = LocalExtractor().extract(turns)
     [no] = [s for s in out.state if s.category == "rejected"]
-    assert no.summary == "Declined: Should I add the index on orders.created_at?"
+    assert no.summary == "Rejected: adding the index on orders.created_at"
     assert (no.source_entry, no.answers_entry) == ("u2", "a1")
     # Without the question in between, "About four minutes." answers nothing: no offer.
     turns = prepared(turn("a1", "assistant", "Should I add the index on orders.created_at?"),
