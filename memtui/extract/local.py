@@ -948,6 +948,8 @@ class LocalExtractor:
         if len(s.split()) >= 5:
             return s
         ask = last_offer(pt.answering)  # a question, or a plan the agent announced
+        if len(ask.split()) <= 3 and (action := proposal(pt.answering)):
+            ask = action  # "Want me to?" names nothing: the sentence before it does
         return f"{s.rstrip('.!')} — re: {ask}" if ask else s
 
     def _assistant(self, pt: PreparedTurn, out: Extraction) -> None:

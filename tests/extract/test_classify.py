@@ -110,7 +110,9 @@ def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
                                             ("rerun", "rerunning"), ("reset", "resetting"),
                                             ("repeat", "repeating"), ("unplug", "unplugging"),
                                             ("re-tag", "re-tagging"), ("reopen", "reopening"),
-                                            ("render", "rendering"), ("refit", "refitting")])
+                                            ("render", "rendering"), ("refit", "refitting"),
+                                            ("dropping", "dropping"), ("bring", "bringing"),
+                                            ("sing", "singing")])
 def test_gerund(verb: str, want: str) -> None:
     assert gerund(verb) == want
 

@@ -181,6 +181,13 @@ def test_a_no_with_only_a_reason_names_the_plan_it_refuses() -> None:
                                     "the old recordings")
 
 
+def test_a_prohibition_to_a_bare_want_me_to_names_the_offer_before_it() -> None:
+    offer = "CI is red. I can mark it xfail to unblock the pipeline. Want me to?"
+    [entry] = LocalExtractor().extract([turn("no xfail. fix it", previous=offer)]).state
+    assert entry.category == "rejected"
+    assert entry.summary.endswith("— re: mark it xfail to unblock the pipeline")
+
+
 def test_a_no_word_asked_back_is_a_question() -> None:
     offer = "The proration gives negative amounts. I can split the month into two periods."
     assert categories("negative? how much", previous=offer) == []

@@ -128,6 +128,8 @@ def gerund(verb: str) -> str:
     prefix, dash, v = v.rpartition("-")
     if dash:
         return f"{prefix}-{gerund(v)}"
+    if v.endswith("ing") and re.search(r"[aeiouy]", v[:-3]):
+        return v  # already one: "I'd recommend dropping them" ("bring", "sing" are not)
     if v.endswith("ie"):
         return v[:-2] + "ying"
     if v.endswith("e") and not v.endswith(("ee", "ye", "oe")) and len(v) > 2:
