@@ -76,7 +76,7 @@ def local_summary(home: Home, agent: str, turns: Sequence[Turn], captured: Seque
         progress.append("- Modified: " + ", ".join(list(writes)[-10:]))
     decisions = [f"- {_short(c.summary)} ({c.ref})" for c in captured
                  if c.category == "decision" and c.in_memory]
-    decisions += [f"- Rejected: {_short(c.summary)} ({c.ref})" for c in captured
+    decisions += [f"- {_rejected(_short(c.summary))} ({c.ref})" for c in captured
                   if c.category == "rejected" and c.in_memory]
     steps = [f"- {_short(e.summary)}" for e in tasks]
     critical = []
@@ -131,3 +131,11 @@ def api_summary(home: Home, turns: Sequence[Turn], local: str, client: Any = Non
                          messages=[{"role": "user", "content": prompt}])
     text = "".join(getattr(block, "text", "") for block in response.content)
     return text.strip() + "\n"
+
+
+def _rejected(summary: str) -> str:
+    """A rejection as the summary lists it: marked once ("Rejected: adding Redis", not
+    "Rejected: Rejected: adding Redis"; a refused tool use says so itself)."""
+    if re.match(r"(?:Rejected|Declined|Refused)\b", summary):
+        return summary
+    return f"Rejected: {summary}"

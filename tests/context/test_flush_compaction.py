@@ -105,7 +105,8 @@ def test_apply_on_openclaw_appends_a_compaction_entry_after_a_backup(
     assert entry["firstKeptEntryId"] == result.first_kept
     assert entry["tokensBefore"] == result.tokens_before
     # Captured decisions reach the summary.
-    assert "Declined" in entry["summary"]
+    assert "- Rejected: applying them now so Tuesday's deploy" in entry["summary"]
+    assert "Rejected: Rejected:" not in entry["summary"]  # marked once
     after = context_report(home, "ops", ops)
     assert after.compactions == 1 and not after.exact
     records = flight_recorder(home, "ops")
