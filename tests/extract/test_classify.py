@@ -81,9 +81,12 @@ def test_a_rejection_names_the_refused_proposal() -> None:
         "Rejected: deleting recordings older than 2 years tonight")
     assert decision_summary("ok", "Proposed: enforce MFA for everyone on Monday.") == (
         "Enforce MFA for everyone on Monday")
-    # Nothing proposed: the person's own words.
-    assert rejection_summary("never deploy on fridays", "Done.") == (
-        "Rejected: never deploy on fridays")
+    # Nothing proposed that names an act: the person's own words, and what they answer
+    # (not "Rejected: <their words>", which reads as if their own idea was turned down).
+    assert rejection_summary("never deploy on fridays", "Done.") == "Never deploy on fridays"
+    assert rejection_summary("can we keep the old code around?", "The plan is in PLAN.md. "
+                             "Anything to change before I start?") == (
+        "Can we keep the old code around? — re: Anything to change before I start?")
 
 
 def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memtui.extract.asked import ASKING
+from memtui.extract.asked import ASKING, last_offer
 from memtui.extract.classify.features import CONTEXT_CHARS
 from memtui.text import capital, clean, sentences, shorten
 
@@ -150,7 +150,12 @@ def rejection_summary(text: str, previous: str) -> str:
             # "Want a progress bar?", "property-based tests?": a thing, not an act
             return shorten(f"Rejected: {action}")
         return shorten(f"Rejected: {gerund(first)} {rest}".strip())
-    return shorten(f"Rejected: {text.strip()}")
+    # nothing proposed that it names: the person's words, and what they answer ("btw, can
+    # we keep the old code around? — re: Ready to start on phase 1?"), not "Rejected:
+    # btw, can we …", which reads as if their own idea had been turned down
+    words = capital(text.strip())
+    about = last_offer(previous)
+    return shorten(f"{words.rstrip('.!')} — re: {about}" if about else words)
 
 
 def decision_summary(text: str, previous: str) -> str:
