@@ -378,6 +378,20 @@ def _approval(s: str, ask: str, answering: str) -> str:
     return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
 
 
+def _refused(rest: str, ask: str, answering: str) -> str:
+    """A "no" and what follows it (a reason, or nothing), named by what it refuses: the
+    proposal first, so that a long reason cannot cut it off ("Rejected: deleting the old
+    recordings tonight — the old recordings are …"); else the question or the plan it
+    answers ("No rollback — re: Should the deploy have a rollback step?")."""
+    if proposal(answering):
+        refused = rejection_summary(rest, answering)
+        return f"{refused} — {rest}" if rest else refused
+    about = ask or last_offer(answering)
+    if not rest:
+        return f"Declined: {about}"
+    return f"{capital(rest).rstrip('.!')} — re: {about}" if about else capital(rest)
+
+
 def _about(s: str, offer: str) -> str:
     """A refusal in words that never name what they turn down, with what they answer."""
     return f"{s.rstrip('.!')} — re: {offer}"
@@ -836,24 +850,11 @@ class LocalExtractor:
                 # "No, don't add Redis": what follows the no says what is rejected.
                 return "rejected", self._with_ask(capital(rest), pt), inner
             if len(rest.split()) >= 4:
-                # "no, the old recordings are for the anniversary film": a reason, which
-                # names nothing refused; the proposal it answers does, first, so that a
-                # long reason cannot cut it off ("Rejected: deleting the old recordings
-                # tonight — the old recordings are …"), else the question or plan
-                if proposal(pt.answering):
-                    summary = f"{rejection_summary(rest, pt.answering)} — {rest}"
-                else:
-                    about = ask or last_offer(pt.answering)
-                    summary = capital(rest) + (f" — re: {about}" if about else "")
-                return "rejected", summary, NO_BUT
+                # "no, the old recordings are for the anniversary film": a reason
+                return "rejected", _refused(rest, ask, pt.answering), NO_BUT
             if ask:
                 # "no" or "nope, too early" to "Should I ask the content agent to …?"
-                if proposal(pt.answering):
-                    refused = rejection_summary(rest, pt.answering)
-                    summary = f"{refused} — {rest}" if rest else refused
-                else:
-                    summary = f"{rest.rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
-                return "rejected", summary, AMBIGUOUS
+                return "rejected", _refused(rest, ask, pt.answering), AMBIGUOUS
             return None
         if not question:
             confidence = rejection_confidence(s)
