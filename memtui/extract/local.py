@@ -378,18 +378,15 @@ def _approval(s: str, ask: str, answering: str) -> str:
     return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
 
 
-def _refused(rest: str, ask: str, answering: str) -> str:
+def _refused(rest: str, answering: str) -> str:
     """A "no" and what follows it (a reason, or nothing), named by what it refuses: the
     proposal first, so that a long reason cannot cut it off ("Rejected: deleting the old
     recordings tonight — the old recordings are …"); else the question or the plan it
     answers ("No rollback — re: Should the deploy have a rollback step?")."""
-    if proposal(answering):
-        refused = rejection_summary(rest, answering)
-        return f"{refused} — {rest}" if rest else refused
-    about = ask or last_offer(answering)
-    if not rest:
-        return f"Declined: {about}"
-    return f"{capital(rest).rstrip('.!')} — re: {about}" if about else capital(rest)
+    if not rest and not proposal(answering):
+        return f"Declined: {last_offer(answering)}"
+    refused = rejection_summary(rest, answering)  # the words and what they answer, without one
+    return f"{refused} — {rest}" if rest and proposal(answering) else refused
 
 
 def _about(s: str, offer: str) -> str:
@@ -851,10 +848,10 @@ class LocalExtractor:
                 return "rejected", self._with_ask(capital(rest), pt), inner
             if len(rest.split()) >= 4:
                 # "no, the old recordings are for the anniversary film": a reason
-                return "rejected", _refused(rest, ask, pt.answering), NO_BUT
+                return "rejected", _refused(rest, pt.answering), NO_BUT
             if ask:
                 # "no" or "nope, too early" to "Should I ask the content agent to …?"
-                return "rejected", _refused(rest, ask, pt.answering), AMBIGUOUS
+                return "rejected", _refused(rest, pt.answering), AMBIGUOUS
             return None
         if not question:
             confidence = rejection_confidence(s)

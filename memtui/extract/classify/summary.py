@@ -15,6 +15,8 @@ from memtui.extract.asked import ASKING, last_offer
 from memtui.extract.classify.features import CONTEXT_CHARS
 from memtui.text import capital, clean, sentences, shorten
 
+_HEADING = r"(?:the )?(?:plan(?:ned)?|propos(?:ed|al)):\s*"
+"""A plan or proposal under a heading: "Planned: …", "Proposed: …", "The plan: …"."""
 _ASK_LEAD = re.compile(
     r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?"
     r"(?:if (?:useful|helpful|needed|you(?:'d)? (?:want|like|prefer))[,:]?\s+)?(?:"
@@ -25,14 +27,13 @@ _ASK_LEAD = re.compile(
     r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?(?:to )?"
     r"|(?:do you )?want (?=(?:a|an|the|some|another|more|any)\s)"
     r"|(?:i'm|i am) (?:thinking of|going to|planning to|about to)\s|we could\s"
-    r"|how about (?:i |we )?|next step:\s*|(?:the )?plan(?:ned)?:\s*|propos(?:ed|al):\s*"
-    r"|ready to\s)", re.I)
+    rf"|how about (?:i |we )?|next step:\s*|{_HEADING}|ready to\s)", re.I)
 _HEDGE = re.compile(r"^(?:(?:also|just|now|first|then|still|quickly|at least|maybe|"
                     r"perhaps|go ahead and)\s+)+", re.I)
 """Words between the lead and the verb ("Should I also …", "Should I at least …")."""
 _INTENT = re.compile(r"^(?:(?:ok|okay|so|then|next|now)[,:]?\s+)?(?:i(?:'ll| will)|"
                      r"(?:i'm|i am) (?:going|planning|about) to)\s.*[^:]$"
-                     r"|^(?:the )?(?:plan(?:ned)?|propos(?:ed|al)):\s*\w.*[^:]$", re.I)
+                     rf"|^{_HEADING}\w.*[^:]$", re.I)
 """A sentence announcing what the agent is about to do ("I'm going to rotate the certs
 tonight.", "Planned: delete the old recordings tonight unless you object."): a plan the
 reply can turn down though nothing was asked. Not a coding agent's narration of its next
