@@ -7,14 +7,13 @@ import sys
 import click
 
 from memtui.cli.common import home_of
+from memtui.home import Home
 
 LOCAL = ("127.0.0.1", "localhost", "::1")
 
 
 def run_console(ctx: click.Context, agent: str | None) -> None:
     """Open the console on the home (the caller checked that there is a terminal)."""
-    from memtui.tui.app import MemtuiApp
-
     home = home_of(ctx)
     if agent:
         db = home.open_db()
@@ -22,7 +21,18 @@ def run_console(ctx: click.Context, agent: str | None) -> None:
             agent = home.agent(agent, db)
         finally:
             db.close()
-    MemtuiApp(home, agent=agent).run()
+    open_console(home, agent)
+
+
+def open_console(home: Home, agent: str | None = None) -> None:
+    """Run the console until it is quit. If its terminal hung up under it, exit at once
+    with the hang-up status: there is no one left to print anything to."""
+    from memtui.tui.app import MemtuiApp
+
+    app = MemtuiApp(home, agent=agent)
+    app.run()
+    if app.terminal_lost:
+        raise SystemExit(app.return_code)
 
 
 @click.command()

@@ -106,9 +106,9 @@ def demo(ctx: click.Context, keep: str | None, agent: str, as_json: bool) -> Non
             return
         if interactive:
             db.close()
-            from memtui.tui.app import MemtuiApp
+            from memtui.cli.console import open_console
 
-            MemtuiApp(home).run()
+            open_console(home)
             click.echo(f"demo home kept at {home.root} "
                        f"(open it again: memtui --home {home.root} console)")
             return

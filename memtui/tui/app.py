@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from memtui import timeutil
 from memtui.home import Home
+from memtui.tui import terminal
 from memtui.tui.changes import ChangesMixin
 from memtui.tui.commands import MemtuiCommands
 from memtui.tui.data import Snapshot
@@ -80,6 +81,7 @@ class MemtuiApp(LiveMixin, ChangesMixin, RunsMixin, App[None]):
                                 else refresh_seconds)
         self.ascii_only = (not unicode_ok(settings.ascii)) if ascii_only is None else ascii_only
         self.last_snapshot: Snapshot | None = None
+        self.terminal_lost = False
         for found in load_themes(home.root).values():
             self.register_theme(found)
         wanted = theme or settings.theme or DEFAULT
@@ -100,6 +102,15 @@ class MemtuiApp(LiveMixin, ChangesMixin, RunsMixin, App[None]):
     def on_mount(self) -> None:
         self.set_class(self.ascii_only, "-ascii")
         self.start_live(self.refresh_seconds)
+        fd = None if self.is_headless else terminal.watched_fd()
+        if fd is not None:
+            self.set_interval(terminal.CHECK_SECONDS, lambda: self._check_terminal(fd),
+                              name="terminal")
+
+    def _check_terminal(self, fd: int) -> None:
+        if not self.terminal_lost and not terminal.alive(fd):
+            self.terminal_lost = True
+            self.exit(return_code=terminal.HANGUP_EXIT)
 
     def on_unmount(self) -> None:
         self.store.close()

@@ -124,3 +124,37 @@ def test_over_ssh_in_tmux_at_80x24(tmp_path: Path) -> None:
         assert f"demo home kept at {home} " in kept, kept
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def _consoles(marker: str) -> list[int]:
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+    return [int(pid) for pid in found.split()]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None or shutil.which("pgrep") is None,
+                    reason="needs tmux and pgrep")
+def test_console_leaves_when_its_terminal_hangs_up_under_a_parent(tmp_path: Path) -> None:
+    """As under `make demo` over SSH: the parent is the session leader, takes the hang-up
+    and waits; the console never gets a SIGHUP. It used to spin on the dead terminal at
+    full CPU for good; it must notice and exit."""
+    home = tmp_path / "hangup-demo"
+    session = f"memtui-hup-{os.getpid()}"
+    console = shlex.join([sys.executable, "-m", "memtui.cli.main", "demo", "--keep", str(home)])
+    env = f"PYTHONPATH={shlex.quote(str(REPO))} TERM=xterm-256color"
+    # The shell keeps a handler for SIGHUP (so it survives it, as make does) and has more
+    # to do after the console (so it cannot exec into it and stays the session leader).
+    parent = f"trap : HUP; env {env} {console}; echo parent-done"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+                    shlex.join(["sh", "-c", parent])], check=True)
+    try:
+        _until(session, "CRIT")
+        assert _consoles(str(home)), "the console is not running"
+        subprocess.run(["tmux", "kill-session", "-t", session], check=True)
+        deadline = time.monotonic() + 10
+        while _consoles(str(home)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _consoles(str(home)), "the console outlived its terminal"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        for pid in _consoles(str(home)):
+            os.kill(pid, 9)
