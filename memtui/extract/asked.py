@@ -100,11 +100,17 @@ OFFER_CHARS = 600
 
 @dataclass(frozen=True)
 class Pick:
-    """A reply read as a choice: ``category`` rejected or decision."""
+    """A reply read as a choice: ``category`` rejected or decision. A bare yes or no keeps
+    what it said (``said``), the words after it (``rest``) and the question (``ask``), so
+    that its summary can name what it approves or refuses."""
 
     category: str
     summary: str
     confidence: float
+    said: str = ""
+    """"yes" or "no" for a bare yes or no to a question, else ""."""
+    rest: str = ""
+    ask: str = ""
 
 
 @dataclass
@@ -173,6 +179,26 @@ def last_ask(previous: str) -> str:
         if ASKED.search(s):
             return shorten(s.replace(_HIDDEN, "?"), 140)
     return ""
+
+
+_NAMING_CHARS = 90
+"""How much of the words before a bare question a summary keeps."""
+
+
+def in_context(ask: str, previous: str) -> str:
+    """A question too short to name anything ("Send?", "Book it?", "Go ahead?"), as a
+    summary shows it: after the words before it in ``previous``, which name what it asks
+    about ("Thursday 1–5pm is available. Book it?"; a bare "Removed." or "Fair." is not
+    enough, so the sentence before that joins it). Any other ``ask`` as it is."""
+    if not ask or len(ask.split()) > 3 or not previous:
+        return ask
+    parts = [p.replace(_HIDDEN, "?").strip() for p in sentences(_unquoted(clean(previous)))]
+    at = next((i for i in range(len(parts) - 1, 0, -1) if parts[i] == ask), 0)
+    start = at
+    while start > 0 and len(" ".join(parts[start:at]).split()) < 4:
+        start -= 1
+    before = shorten(" ".join(parts[start:at]), _NAMING_CHARS)
+    return f"{before} {ask}" if before else ask
 
 
 ANNOUNCES = re.compile(
@@ -430,12 +456,12 @@ def _prompt(previous: str, listed: dict[str, str]) -> str:
 
 def _approved(rest: str, ask: str, confidence: float) -> Pick:
     summary = f"Approved: {ask}" + (f" — {rest}" if rest else "")
-    return Pick("decision", shorten(summary), confidence)
+    return Pick("decision", shorten(summary), confidence, "yes", rest, ask)
 
 
 def _refused(rest: str, ask: str, confidence: float) -> Pick:
     summary = f"{capital(rest).rstrip('.!')} — re: {ask}" if rest else f"Declined: {ask}"
-    return Pick("rejected", shorten(summary), confidence)
+    return Pick("rejected", shorten(summary), confidence, "no", rest, ask)
 
 
 def asks_only(ask: str) -> bool:

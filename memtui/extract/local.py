@@ -59,9 +59,11 @@ from typing import TYPE_CHECKING
 from memtui.config import MaintenanceSettings
 from memtui.extract.asked import (
     OFFERS,
+    Pick,
     alternatives,
     answers_only,
     asks_only,
+    in_context,
     last_ask,
     last_offer,
     mentions,
@@ -375,7 +377,8 @@ def _approval(s: str, ask: str, answering: str) -> str:
     when the question proposes no act of the agent's ("Should the export include …?")."""
     if (action := proposal(answering)) and len(action.split()) > 1:
         return decided(action, s)  # not a bare "Investigate": the question says more
-    return f"Approved: {ask}" + (f" — {s}" if len(s.split()) > 4 else "")
+    return f"Approved: {in_context(ask, answering)}" + (f" — {s}" if len(s.split()) > 4
+                                                         else "")
 
 
 def _refused(rest: str, answering: str) -> str:
@@ -384,14 +387,25 @@ def _refused(rest: str, answering: str) -> str:
     recordings tonight — the old recordings are …"); else the question or the plan it
     answers ("No rollback — re: Should the deploy have a rollback step?")."""
     if not rest and not proposal(answering):
-        return f"Declined: {last_offer(answering)}"
+        return f"Declined: {in_context(last_offer(answering), answering)}"
     refused = rejection_summary(rest, answering)  # the words and what they answer, without one
     return f"{refused} — {rest}" if rest and proposal(answering) else refused
 
 
-def _about(s: str, offer: str) -> str:
+def _answer_summary(picked: Pick, text: str, answering: str) -> str:
+    """A bare yes or no named as any approval or refusal is, by what it answers ("y" to
+    "Shall I drop the staging table?" decides "Drop the staging table"); a choice among
+    options keeps the option chosen."""
+    if picked.said == "yes":
+        return shorten(_approval(clean(text).strip(), picked.ask, answering))
+    if picked.said == "no":
+        return shorten(_refused(picked.rest, answering))
+    return picked.summary
+
+
+def _about(s: str, offer: str, answering: str) -> str:
     """A refusal in words that never name what they turn down, with what they answer."""
-    return f"{s.rstrip('.!')} — re: {offer}"
+    return f"{s.rstrip('.!')} — re: {in_context(offer, answering)}"
 
 
 def rejection_confidence(s: str) -> float | None:
@@ -773,7 +787,9 @@ class LocalExtractor:
         """The person's words, sentence by sentence; a bare choice opening the turn
         ("2", "y", "3 - use staging") answers the options just offered (``asked.pick``)."""
         task_done = False
-        picked = pick(pt.text, pt.previous_assistant) or pick(pt.text, pt.open_offer)
+        picked, picked_from = pick(pt.text, pt.previous_assistant), pt.previous_assistant
+        if picked is None:
+            picked, picked_from = pick(pt.text, pt.open_offer), pt.open_offer
         chose = named(pt.text, pt.previous_assistant) or named(pt.text, pt.open_offer)
         for i, s in enumerate(sentences(clean(pt.text)) or [clean(pt.text)]):
             fact = fact_in(_LEAD.sub("", s) or s, pt)
@@ -783,7 +799,8 @@ class LocalExtractor:
                 out.facts.append(fact)
             found: tuple[str, str, float] | None
             if picked is not None and i == 0:
-                found, s = (picked.category, picked.summary, picked.confidence), clean(pt.text)
+                found, s = (picked.category, _answer_summary(picked, pt.text, picked_from),
+                            picked.confidence), clean(pt.text)
             else:
                 found = self._classify_user(_LEAD.sub("", s) or s, pt, opening=i == 0)
                 if chose is not None and i == 0 and (found is None or found[0] in (
@@ -820,7 +837,8 @@ class LocalExtractor:
         ask = last_ask(pt.answering)
         if ask and _OBJECTS.search(ask) and _NO_OBJECTION.search(lower) and not (
                 s.rstrip().endswith("?")):
-            return "decision", f"Approved: {ask}", 0.75  # "nope" to "Any objections?"
+            # "nope" to "Any objections?"
+            return "decision", f"Approved: {in_context(ask, pt.answering)}", 0.75
         question = s.rstrip().endswith("?") or bool(_WH_ASK.search(lower.rstrip(" .!")))
         m = _NO_START.search(lower)
         if m:
@@ -872,7 +890,7 @@ class LocalExtractor:
                     # "That's a no on the paid plan" names only the verdict: the
                     # proposal says what was refused, the words stay as the detail
                     return "rejected", rejection_summary(s, pt.answering), NO_BUT
-                return "rejected", _about(s, offer), NO_BUT
+                return "rejected", _about(s, offer, pt.answering), NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test
             # fails on CI, can you fix it?")
@@ -900,12 +918,12 @@ class LocalExtractor:
                     _NUMBERED.search(what) or re.search(r"\b(?:but|though)\b", lower)
                     or mentions(pt.answering, what)):
                 # what it keeps is nothing the agent offered
-                return "rejected", _about(s, plan), NO_BUT
+                return "rejected", _about(s, plan, pt.answering), NO_BUT
         if _INSISTS.search(lower) and not _GIVES_IN.search(lower) and (
                 argued := pushback(pt.answering)):
             # "yes, I'm sure, Davi likes it where it is" to "Are you sure? Moving it to
             # JSON would let you change prices without touching code." holds to a refusal
-            return "rejected", _about(s, argued), NO_BUT
+            return "rejected", _about(s, argued, pt.answering), NO_BUT
         go = _GO.match(lower)
         if _APPROVE.search(lower) or go:
             # "yes, but only before 4pm" to "Should cancelled slots be rebooked?" approves
@@ -946,8 +964,8 @@ class LocalExtractor:
         if len(s.split()) >= 5:
             return s
         ask = last_offer(pt.answering)  # a question, or a plan the agent announced
-        if len(ask.split()) <= 3 and (action := proposal(pt.answering)):
-            ask = action  # "Want me to?" names nothing: the sentence before it does
+        if len(ask.split()) <= 3:  # "Want me to?" names nothing: the sentence before it does
+            ask = proposal(pt.answering) or in_context(ask, pt.answering)
         return f"{s.rstrip('.!')} — re: {ask}" if ask else s
 
     def _assistant(self, pt: PreparedTurn, out: Extraction) -> None:

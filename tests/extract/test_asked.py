@@ -16,6 +16,7 @@ from memtui.extract.asked import (
     OpenOffer,
     alternatives,
     asks_only,
+    in_context,
     last_ask,
     last_offer,
     named,
@@ -230,6 +231,33 @@ def test_what_is_not_a_bare_choice_is_left_to_the_rules() -> None:
     assert pick("yes", "Shall I merge?") is None  # the phrase rules read "yes" and "no"
 
 
+def test_a_bare_question_is_shown_after_the_words_that_name_it() -> None:
+    assert in_context("Book it?", "Thursday 1-5pm is available. Book it?") == (
+        "Thursday 1-5pm is available. Book it?")
+    # "Removed." alone names nothing: the sentence before it joins
+    assert in_context("Publish now?", "The pricing table is out of date. Removed. Publish now?"
+                      ) == "The pricing table is out of date. Removed. Publish now?"
+    long = "Should I add the index on orders.created_at?"
+    assert in_context(long, f"It is slow. {long}") == long  # it names what it asks
+    assert in_context("Send?", "") == "Send?"
+    assert in_context("Send?", "Something else entirely?") == "Send?"  # not in the words
+
+
+def test_a_bare_yes_or_no_is_filed_by_what_it_answers() -> None:
+    def filed(reply: str, previous: str) -> list[str]:
+        turns = prepared(turn("a1", "assistant", previous), turn("u1", "user", reply))
+        return [s.summary for s in LocalExtractor().extract(turns).state
+                if s.category in ("decision", "rejected")]
+
+    # the proposal as an order, not "Approved: Shall I drop the staging table?"
+    assert filed("y", "Shall I drop the staging table? (y/n)") == ["Drop the staging table"]
+    assert filed("n, after the demo", "Shall I drop the staging table? (y/n)") == [
+        "Rejected: dropping the staging table — after the demo"]
+    # a question that names nothing is shown with the words before it
+    assert filed("y", "Thursday 1-5pm is free at the garage. Book it? (y/n)") == [
+        "Approved: Thursday 1-5pm is free at the garage. Book it?"]
+
+
 def test_the_extractor_files_the_pick_citing_the_prompt_it_answers() -> None:
     turns = prepared(turn("a1", "assistant", MERGE), turn("u1", "user", "3"))
     out = LocalExtractor().extract(turns)
@@ -242,8 +270,8 @@ def test_the_extractor_files_the_pick_citing_the_prompt_it_answers() -> None:
     out = LocalExtractor().extract(turns)
     summaries = sorted(s.summary for s in out.state if s.category == "rejected")
     assert summaries == ["Never apply to prod on a Friday.",
-                         "Plan only. Never apply to prod on a Friday — re: Run terraform "
-                         "apply on prod-eu?"]
+                         "Rejected: running terraform apply on prod-eu — plan only. Never "
+                         "apply to prod on a Friday."]
 
 
 _WORDS = st.text(alphabet=string.ascii_lowercase + " ", min_size=1, max_size=30).map(

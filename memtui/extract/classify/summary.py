@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memtui.extract.asked import ASKING, last_offer
+from memtui.extract.asked import ASKING, in_context, last_offer
 from memtui.extract.classify.features import CONTEXT_CHARS
 from memtui.text import capital, clean, sentences, shorten
 
@@ -155,7 +155,7 @@ def rejection_summary(text: str, previous: str) -> str:
     # we keep the old code around? — re: Ready to start on phase 1?"), not "Rejected:
     # btw, can we …", which reads as if their own idea had been turned down
     words = capital(text.strip())
-    about = last_offer(previous)
+    about = in_context(last_offer(previous), previous)
     return shorten(f"{words.rstrip('.!')} — re: {about}" if about else words)
 
 
