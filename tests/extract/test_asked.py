@@ -243,6 +243,18 @@ def test_a_bare_question_is_shown_after_the_words_that_name_it() -> None:
     assert in_context("Send?", "Something else entirely?") == "Send?"  # not in the words
 
 
+@given(st.lists(st.text(min_size=1, max_size=60), max_size=6),
+       st.sampled_from(["Send?", "Book it?", "Go ahead?", "OK?", "Should I add the index?"]))
+def test_a_question_in_context_still_ends_with_the_question(before: list[str], ask: str
+                                                             ) -> None:
+    previous = " ".join([*before, ask])
+    shown = in_context(ask, previous)
+    assert shown.endswith(ask)
+    assert len(shown) <= len(ask) + 1 + 90  # the words before it are kept short
+    if len(ask.split()) > 3:
+        assert shown == ask
+
+
 def test_a_bare_yes_or_no_is_filed_by_what_it_answers() -> None:
     def filed(reply: str, previous: str) -> list[str]:
         turns = prepared(turn("a1", "assistant", previous), turn("u1", "user", reply))
