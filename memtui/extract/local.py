@@ -386,10 +386,11 @@ def _refused(rest: str, answering: str) -> str:
     proposal first, so that a long reason cannot cut it off ("Rejected: deleting the old
     recordings tonight — the old recordings are …"); else the question or the plan it
     answers ("No rollback — re: Should the deploy have a rollback step?")."""
-    if not rest and not proposal(answering):
+    proposed = bool(proposal(answering))
+    if not rest and not proposed:
         return f"Declined: {in_context(last_offer(answering), answering)}"
     refused = rejection_summary(rest, answering)  # the words and what they answer, without one
-    return f"{refused} — {rest}" if rest and proposal(answering) else refused
+    return f"{refused} — {rest}" if rest and proposed else refused
 
 
 def _answer_summary(picked: Pick, text: str, answering: str) -> str:
