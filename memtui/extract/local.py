@@ -404,6 +404,25 @@ def _answer_summary(picked: Pick, text: str, answering: str) -> str:
     return picked.summary
 
 
+_SAYS_WHAT = _rx(rf"^(?P<what>[^,;:]+?)\s*{_A_NO_WORDS}")
+_NOT_A_NAME = frozenset("that this it which so then and but well ok okay yeah yes honestly "
+                        "also sorry".split())
+
+
+def _named_no(s: str, answering: str) -> str:
+    """A verdict's summary: what its words say is a no, when they name it ("rewriting
+    history on a shared repo is a no" after "I'd rotate the key and rewrite history to
+    remove it." turns down only the rewrite), else the proposal ("That's a no on the paid
+    plan" after "Would you like me to sign up for the paid newsletter plan?")."""
+    m = _SAYS_WHAT.match(s.strip())
+    what = m["what"].strip() if m else ""
+    first = what.split()[0] if what else ""
+    # a price or a number is why, not what: "15% more for convenience is a no"
+    if len(what.split()) >= 2 and first.isalpha() and first.lower() not in _NOT_A_NAME:
+        return shorten(f"Rejected: {what}")
+    return rejection_summary(s, answering)
+
+
 def _about(s: str, offer: str, answering: str) -> str:
     """A refusal in words that never name what they turn down, with what they answer."""
     return f"{s.rstrip('.!')} — re: {in_context(offer, answering)}"
@@ -890,7 +909,7 @@ class LocalExtractor:
                 if _A_NO.search(lower) and proposal(pt.answering):
                     # "That's a no on the paid plan" names only the verdict: the
                     # proposal says what was refused, the words stay as the detail
-                    return "rejected", rejection_summary(s, pt.answering), NO_BUT
+                    return "rejected", _named_no(s, pt.answering), NO_BUT
                 return "rejected", _about(s, offer, pt.answering), NO_BUT
         if question:
             # a request, at the start or after the problem it is about ("the export test

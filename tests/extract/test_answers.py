@@ -100,6 +100,28 @@ def test_a_verdict_alone_is_named_by_the_proposal_it_answers() -> None:
     assert [(e.kind, e.answers_entry) for e in one.episodes] == [("rejection", "a7")]
 
 
+def test_a_verdict_that_names_what_it_turns_down_is_filed_by_its_words() -> None:
+    """"Rewriting history is a no" turns down part of "rotate the key and rewrite
+    history": the summary says which part, not the whole proposal."""
+    ask = "The key is in the repo. I'd rotate the key and rewrite history to remove it."
+    [_, pt] = prepared(turn("a1", "assistant", ask),
+                       turn("u1", "user", "rewriting history on a shared repo is a no. "
+                                          "rotate the key and remove it going forward"))
+    one = Extraction()
+    LocalExtractor().extract_turn(pt, one)
+    [entry] = [s for s in one.state if s.category == "rejected"]
+    assert entry.summary == "Rejected: rewriting history on a shared repo"
+    assert entry.answers_entry == "a1"
+    # a price is why, not what: the proposal names it
+    [_, pt] = prepared(turn("a2", "assistant", "I could move the heaviest jobs to the "
+                                               "serverless tier. It costs about 15% more."),
+                       turn("u2", "user", "15% more for convenience is a no"))
+    one = Extraction()
+    LocalExtractor().extract_turn(pt, one)
+    assert [s.summary for s in one.state if s.category == "rejected"] == [
+        "Rejected: moving the heaviest jobs to the serverless tier"]
+
+
 def _write(path: Path, rows: list[dict[str, Any]], mode: str = "w") -> None:
     with path.open(mode, encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)

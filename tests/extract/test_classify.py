@@ -107,6 +107,23 @@ def test_a_decision_states_the_decision_not_the_acknowledgement() -> None:
         "bump the version to 2.0")
 
 
+def test_what_the_agent_would_do_is_a_proposal_a_reply_names() -> None:
+    """"I'd X." offers as much as "I'll X.": approving it decides X, not "Approved: I'd …"."""
+    assert decision_summary("yes pin it", "Spotify is 52% of listens. I'd pin episode 47 on "
+                            "the website.") == "Pin episode 47 on the website"
+    assert rejection_summary("no", "Then I'd still lower the TTLs to 300 now.") == (
+        "Rejected: lowering the TTLs to 300")
+    assert decision_summary("agreed", "Then I'd recommend staying with the current "
+                            "vendor.") == "Staying with the current vendor"
+    # what it would think, or could not do, proposes nothing
+    for said in ("I'd say it's fine.", "I'd guess the cron ran twice.",
+                 "I could not reproduce it on staging.", "I would never have noticed."):
+        assert proposal(said) == "", said
+    # a plan whose words name nothing ("add it") is about something further back
+    assert proposal("I'd add it: a ride ending early tends to create tickets.") == ""
+    assert proposal("The push fires at 25 minutes. I'd add it.") == ""
+
+
 @pytest.mark.parametrize(("verb", "want"), [("stop", "stopping"), ("make", "making"),
                                             ("sign", "signing"), ("commit", "committing"),
                                             ("open", "opening"), ("tie", "tying"),
