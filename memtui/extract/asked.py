@@ -327,8 +327,9 @@ _CHOICE_LEAD = re.compile(
     r"(?:\s+to)?(?:\s+be)?\s+", re.I)
 _OF_FACT = re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|could you|can you|"
                       r"will you)\b(?!.*\b(?:want|like|prefer|should)\b)", re.I)
-_WHICH = re.compile(r"^(?:which|which one|which of (?:the|these|them)(?: two)?|"
-                    r"which (?:one )?(?:do|would) you (?:want|prefer|like|pick|choose)|"
+_WHICH = re.compile(r"^(?:(?:which|which one|which of (?:the|these|them)(?: two)?|"
+                    r"which (?:one )?(?:do|would) you (?:want|prefer|like|pick|choose))"
+                    r"(?: (?:for|in|on|at) [^?]{1,40})?|"
                     r"what do you think|thoughts|your call)\s*\?$", re.I)
 _REPLY_ASKS = re.compile(r"^(?:how|what|why|when|where|who|which|is|are|does|do|can|could|"
                          r"would|will|not|no|don'?t|never)\b", re.I)
