@@ -35,7 +35,8 @@ _INTENT = re.compile(r"^(?:(?:ok|okay|so|then|next|now)[,:]?\s+)?(?:i(?:'ll| wil
                      r"(?:i'm|i am) (?:going|planning|about) to|"
                      r"i(?:'d| would)(?! (?:not|never|be|have|need|say|guess|think|"
                      r"expect|imagine|bet|love|hate)\b))"
-                     r"\s.*[^:]$|^{_HEADING}\w.*[^:]$".replace("{_HEADING}", _HEADING), re.I)
+                     r"\s.*[^:]$"
+                     rf"|^{_HEADING}\w.*[^:]$", re.I)
 """A sentence announcing what the agent is about to do ("I'm going to rotate the certs
 tonight.", "Planned: delete the old recordings tonight unless you object.") or would do
 ("I'd pin episode 47 on the website."): a plan the reply can take or turn down though
