@@ -404,6 +404,36 @@ def _answer_summary(picked: Pick, text: str, answering: str) -> str:
     return picked.summary
 
 
+_UNDOES = _rx(
+    r"^(?:(?:please|pls|ok(?:ay)?|no|nope|hmm+|ugh|wait|why|thanks?|thank you)[,.!?]*\s+)*"
+    r"(?:revert|undo|restore|roll (?:\S+ ){0,3}back|put (?:\S+ ){0,5}back|"
+    r"bring (?:\S+ ){0,3}back|change (?:it|them|that|those) back|"
+    r"take (?:\S+ ){0,4}(?:out|down|off)|turn (?:it|that|them|this|those) off)\b")
+"""An order to take back a change: "revert the rename", "put legacy_donors back", "take
+the toggle out please", "roll the driver back", "turn that off"."""
+_DID = _rx(
+    r"\bi (?:also|went ahead|took the liberty)\b|\bwhile i was (?:in )?there\b"
+    r"|\bi(?:'ve| have)? (?:also |just |already )?(?:added|dropped|deleted|removed|renamed|"
+    r"moved|rewrote|rewritten|reworded|changed|switched|replaced|cut|tightened|translated|"
+    r"set up|turned on|enabled|disabled|upgraded|updated|merged|wrote|inserted|swapped|"
+    r"converted)\b")
+"""The agent reporting a change it made: "I also renamed slot_start to start_at", "I went
+ahead and added a dark-mode toggle", "I added a 10% discount code at the end"."""
+
+
+def done_unasked(answering: str) -> str:
+    """The sentence in which the agent's turn reports a change it made ("I also deleted the
+    duplicate folders I found, 210 GB."), or "". An order to take that change back turns
+    down what the agent did: in the non-held-out corpus (sets 1-19) all 23 such replies
+    are refusals, where the 26 reversal orders after no such report are refusals, tasks
+    and approvals alike ("ok, roll back all except bike 3" to "Their tool allows a
+    downgrade.")."""
+    for s in reversed(sentences(clean(answering)) if answering else []):
+        if _DID.search(s):
+            return s
+    return ""
+
+
 _SAYS_WHAT = _rx(rf"^(?P<what>[^,;:]+?)\s*{_A_NO_WORDS}")
 _NOT_A_NAME = frozenset("that this it which so then and but well ok okay yeah yes honestly "
                         "also sorry".split())
@@ -901,6 +931,10 @@ class LocalExtractor:
                 return "decision", _approval(s, offered, pt.answering), 0.75
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
+            if opening and _UNDOES.search(lower) and (done := done_unasked(pt.answering)):
+                # "revert the rename, the app still reads slot_start" to "I also renamed
+                # slot_start to start_at.": what the agent did on its own, turned down
+                return "rejected", _about(capital(s), done, pt.answering), NO_BUT
             if _REFUSED_AGAIN.search(lower) or (
                     opening and _REFUSED_AGAIN.search(clean(pt.text).lower())):
                 return "rejected", self._with_ask(s, pt), NO_BUT
@@ -1029,7 +1063,7 @@ def answered(pt: PreparedTurn) -> str | None:
     """The assistant message a person's rejection or decision answers: the one just
     before it, when it asked or proposed something, or the offer the person has only
     asked about since (None: it answers nothing known)."""
-    if pt.answering_id and last_offer(pt.answering):
+    if pt.answering_id and (last_offer(pt.answering) or done_unasked(pt.answering)):
         return pt.answering_id
     return None
 

@@ -122,6 +122,37 @@ def test_a_verdict_that_names_what_it_turns_down_is_filed_by_its_words() -> None
         "Rejected: moving the heaviest jobs to the serverless tier"]
 
 
+def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
+    """"revert the rename" after "I also renamed …" turns down what the agent did on its
+    own, citing the message that reported it; the same order after no such report is a
+    request or an approval, not a refusal."""
+    did = ("Fixed the booking bug. While I was in there I also renamed slot_start to "
+           "start_at across the models.")
+    cases = [
+        (did, "revert the rename, the phone app still reads slot_start", "rejected"),
+        ("Done. I added a 10% discount code at the end to boost opens.",
+         "take the code out, we don't do discounts", "rejected"),
+        ("I also set up an uptime check that texts you when the site is down.",
+         "please turn that off, pingdom already does it", "rejected"),
+        # no change of the agent's reported: an order, not a refusal
+        ("Their tool allows a downgrade within 7 days.", "ok, roll back all except bike 3",
+         None),
+        ("boa", "take the dev dependencies out of the final stage too", None),
+    ]
+    for i, (agent, reply, want) in enumerate(cases):
+        [_, pt] = prepared(turn(f"a{i}", "assistant", agent), turn(f"u{i}", "user", reply))
+        one = Extraction()
+        LocalExtractor().extract_turn(pt, one)
+        got = [s for s in one.state if s.category == "rejected"]
+        if want is None:
+            assert got == [], reply
+            continue
+        [entry] = got
+        assert entry.summary.startswith(reply[:20].capitalize()) and " — re: " in entry.summary
+        assert entry.answers_entry == f"a{i}", reply
+        assert [(e.kind, e.answers_entry) for e in one.episodes] == [("rejection", f"a{i}")]
+
+
 def _write(path: Path, rows: list[dict[str, Any]], mode: str = "w") -> None:
     with path.open(mode, encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
