@@ -559,7 +559,11 @@ _NUMBERED = _rx(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleve
                 r"twenty|thirty|half|noon|midnight|morning|evening|night)\b")
 _LEADS_IN = _rx(r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|good|great|perfect|fine|alright|then|so|"
                 r"please|pls)[,.!]?\s+)*(?P<verb>[a-z]+)\b[,.!]?\s*(?P<rest>.*)$")
-_THE_OFFER = _rx(r"^(?:it|them|him|her|that|this|those|these|all|both|everything|one|ones)\b")
+_THE_OFFER = _rx(r"^(?:it|them|him|her|that|this|those|these|all|both|everything|one|ones"
+                 r"|(?:half|most|some|\d+|two|three|four|five|six|seven|eight|nine|ten)"
+                 r"(?= of (?:them|those|these|it)\b|\s*[.,;!]|$))\b")
+"""What follows an approval's verb that names the offer itself: a pronoun, or how much of
+it ("refund half.", "schedule three.", "refund 3 of them" to "Shall I refund all 4?")."""
 
 
 def _echoes(s: str, answering: str) -> str:

@@ -320,6 +320,11 @@ def test_x_is_fine_approves_what_was_offered_or_keeps_what_it_would_change(
     ("sign from the team, the CEO thing feels fake", "Should I sign them from the CEO?",
      False),  # something else in the offer's place
     ("add a test for it", "Done. Is the fix in main now?", False),  # asks only
+    # how much of the offer: an approval of part of it
+    ("refund half. he still rode it for 4 hours", "Should I refund the €140?", True),
+    ("schedule three, the vet intro waits", "Indeed. Shall I schedule all four?", True),
+    ("refund 3 of them, the Hughes family rebooked", "I can refund all 4 in full.", True),
+    ("archive half our logs somewhere", "I can archive the share to cloud storage.", False),
 ])
 def test_ordering_the_offer_in_its_own_verb_approves_it(text: str, previous: str,
                                                         decided: bool) -> None:
