@@ -406,11 +406,11 @@ def _answer_summary(picked: Pick, text: str, answering: str) -> str:
 
 _UNDOES = _rx(
     r"^(?:(?:please|pls|ok(?:ay)?|no|nope|hmm+|ugh|wait|why|thanks?|thank you)[,.!?]*\s+)*"
-    r"(?:revert|undo|restore|roll (?:\S+ ){0,3}back|put (?:\S+ ){0,5}back|"
-    r"bring (?:\S+ ){0,3}back|change (?:it|them|that|those) back|"
-    r"take (?:\S+ ){0,4}(?:out|down|off)|turn (?:it|that|them|this|those) off)\b")
-"""An order to take back a change: "revert the rename", "put legacy_donors back", "take
-the toggle out please", "roll the driver back", "turn that off"."""
+    r"(?:revert|undo|restore|(?:roll|put|bring|give|take|change|switch|split|move|set|"
+    r"turn) (?:\S+ ){0,5}back|take (?:\S+ ){0,4}(?:out|down|off)|"
+    r"turn (?:it|that|them|this|those) off)\b")
+"""An order to take back a change: "revert the rename", "put legacy_donors back", "give me
+the CSV back", "take the toggle out please", "roll the driver back", "turn that off"."""
 _DID = _rx(
     r"\bi (?:also|went ahead|took the liberty)\b|\bwhile i was (?:in )?there\b"
     r"|\bi(?:'ve| have)? (?:also |just |already )?(?:added|dropped|deleted|removed|renamed|"
@@ -424,10 +424,10 @@ ahead and added a dark-mode toggle", "I added a 10% discount code at the end".""
 def done_unasked(answering: str) -> str:
     """The sentence in which the agent's turn reports a change it made ("I also deleted the
     duplicate folders I found, 210 GB."), or "". An order to take that change back turns
-    down what the agent did: in the non-held-out corpus (sets 1-19) all 23 such replies
-    are refusals, where the 26 reversal orders after no such report are refusals, tasks
-    and approvals alike ("ok, roll back all except bike 3" to "Their tool allows a
-    downgrade.")."""
+    down what the agent did: in the non-held-out corpus (sets 1-19) all 29 such replies
+    are refusals, where the 36 reversal orders after no such report are refusals (15),
+    tasks (12) and approvals (8) alike ("ok, roll back all except bike 3" to "Their tool
+    allows a downgrade within 7 days.")."""
     for s in reversed(sentences(clean(answering)) if answering else []):
         if _DID.search(s):
             return s

@@ -134,6 +134,8 @@ def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
          "take the code out, we don't do discounts", "rejected"),
         ("I also set up an uptime check that texts you when the site is down.",
          "please turn that off, pingdom already does it", "rejected"),
+        ("Done. I also switched the export from CSV to XLSX.",
+         "give me the CSV back, the district only imports CSV", "rejected"),
         # no change of the agent's reported: an order, not a refusal
         ("Their tool allows a downgrade within 7 days.", "ok, roll back all except bike 3",
          None),
