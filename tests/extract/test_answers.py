@@ -150,7 +150,8 @@ def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
             assert got == [], reply
             continue
         [entry] = got
-        assert entry.summary.startswith(reply[:20].capitalize()) and " — re: " in entry.summary
+        assert entry.summary.startswith(reply[0].upper() + reply[1:20])
+        assert " — re: " in entry.summary
         assert entry.answers_entry == f"a{i}", reply
         assert [(e.kind, e.answers_entry) for e in one.episodes] == [("rejection", f"a{i}")]
 
