@@ -347,17 +347,28 @@ _AS_IS = re.compile(r"^(?:keep(?!\s+\w+ing\b)|leave|wait|hold|stay|skip|not|don'
 """An alternative that keeps things as they are, which declines the other."""
 
 
+_OFFERS_EITHER = re.compile(r"^(?:\S+,?\s+)?(?:i|we) (?:could|can)(?!['’]|not)\s", re.I)
+"""An offer of two things the agent could do, stated rather than asked."""
+
+
 def alternatives(previous: str) -> tuple[str, str, str] | None:
     """The two alternatives the agent's last question names, and the question: "Send it
     now or on Monday morning?", "Should the picker be free text or a list?", "I can
-    change the generator or update the tests. Which one?". None where it names none, or
-    where the "or" only asks about a fact ("Is the hotel in Lisbon or Porto?")."""
+    change the generator or update the tests. Which one?"; without a question, the two
+    it offers to do ("I can refund €52 or keep it as credit for April."). None where it
+    names none, or where the "or" only asks about a fact ("Is the hotel in Lisbon or
+    Porto?"). Reading the stated offers changed 18 readings of the non-held-out corpus
+    (sets 1-19), 16 of them to the corpus's label."""
     parts = sentences(clean(previous))
     if not parts:
         return None
     ask = parts[-1]
     if _WHICH.match(ask.strip()) and len(parts) > 1:
         ask = parts[-2].rstrip(".") + "?"
+    elif not ask.rstrip().endswith("?") and (offers := [
+            p for p in parts if " or " in p and _OFFERS_EITHER.search(p)]):
+        # "I could print it on the back-room printer, or send it as a text." offers two
+        ask = offers[-1].rstrip(".!") + "?"
     body = ask.strip().rstrip(" ?")
     if (not ask.rstrip().endswith("?") or body.count(" or ") != 1 or len(body) > 300
             or _OF_FACT.match(body)):

@@ -165,6 +165,11 @@ def test_a_bare_y_or_n_to_a_question_of_fact_picks_nothing() -> None:
      "decision", "Chose: by crop"),
     ("A4 with big fonts or two columns. Which do you prefer for the gig?", "two columns",
      "decision", "Chose: two columns"),
+    # two things the agent offers to do, stated rather than asked
+    ("Probably not. I could print it in the back room instead, or send it as a text.",
+     "text, they all have their phones on the shelf", "decision", "Chose: send it as a text"),
+    ("I can refund €52 to your account or keep it as credit for April.", "refund please",
+     "decision", "Chose: refund €52"),
     ("Should invalid rows stop the import, or be skipped and reported?",
      "Skip and report, please.", "decision", "skipped and reported"),
     ("Hindi or English?", "both please", "decision", "Hindi; English"),
@@ -202,6 +207,7 @@ def test_a_reply_naming_one_of_two_alternatives_chooses_it(
     ("Are you on macOS or Windows?", "neither, ubuntu 22.04"),  # a question of fact
     ("Send it now or on Monday morning?", "no, not at all, the client cancelled"),
     ("Done. The tests pass.", "Monday morning"),  # nothing was asked
+    ("The job failed on Monday or Tuesday, the log is gone.", "tuesday"),  # offers nothing
 ])
 def test_a_reply_that_names_no_single_alternative_chooses_nothing(
         previous: str, reply: str) -> None:
