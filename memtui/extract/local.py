@@ -411,14 +411,55 @@ _UNDOES = _rx(
     r"turn (?:it|that|them|this|those) off)\b")
 """An order to take back a change: "revert the rename", "put legacy_donors back", "give me
 the CSV back", "take the toggle out please", "roll the driver back", "turn that off"."""
+_CHANGED = {"added": "adding", "dropped": "dropping", "deleted": "deleting",
+            "removed": "removing", "renamed": "renaming", "moved": "moving",
+            "rewrote": "rewriting", "rewritten": "rewriting", "reworded": "rewording",
+            "changed": "changing", "switched": "switching", "replaced": "replacing",
+            "cut": "cutting", "tightened": "tightening", "translated": "translating",
+            "set up": "setting up", "turned on": "turning on", "enabled": "enabling",
+            "disabled": "disabling", "upgraded": "upgrading", "updated": "updating",
+            "merged": "merging", "wrote": "writing", "inserted": "inserting",
+            "swapped": "swapping", "converted": "converting"}
+"""The changes an agent reports making, and the act each names."""
+_CHANGE = "|".join(sorted(_CHANGED, key=len, reverse=True))
 _DID = _rx(
     r"\bi (?:also|went ahead|took the liberty)\b|\bwhile i was (?:in )?there\b"
-    r"|\bi(?:'ve| have)? (?:also |just |already )?(?:added|dropped|deleted|removed|renamed|"
-    r"moved|rewrote|rewritten|reworded|changed|switched|replaced|cut|tightened|translated|"
-    r"set up|turned on|enabled|disabled|upgraded|updated|merged|wrote|inserted|swapped|"
-    r"converted)\b")
+    rf"|\bi(?:'ve| have)? (?:also |just |already )?(?:{_CHANGE})\b")
 """The agent reporting a change it made: "I also renamed slot_start to start_at", "I went
 ahead and added a dark-mode toggle", "I added a 10% discount code at the end"."""
+_DID_WHAT = _rx(
+    r"\bi(?:'ve| have)?\s+(?:(?:also|just|already|went ahead and|took the liberty of)\s+)*"
+    rf"(?=(?:{_CHANGE}|{'|'.join(sorted(set(_CHANGED.values()), key=len, reverse=True))})\b)")
+"""Where the changes an agent reports begin: "I also |renamed `slot_start` …"."""
+_ONE_CHANGE = _rx(
+    rf"\b(?P<verb>{_CHANGE}|{'|'.join(sorted(set(_CHANGED.values()), key=len, reverse=True))})"
+    rf"\s+(?P<what>[^;:]+?)(?=\s*(?:[;:]|,?\s(?:and\s+(?:{_CHANGE})|so|since|because|as|"
+    r"while i was|which|to (?:make|save|free|speed|keep))\b|,\s|[.!]?$))")
+"""One change and what it changed, up to the end of its clause."""
+
+
+def _undoing(s: str, done: str) -> str:
+    """The summary of an order to take back a change the agent reported (``done``): the
+    change as an act, refused, and the person's words ("Rejected: renaming slot_start to
+    start_at across the models — revert the rename, the app still reads slot_start").
+    Of several changes ("I added retry logic and upgraded the Stripe SDK"), the one the
+    words name ("roll back the stripe upgrade"); the words and the report where they name
+    none, or no one."""
+    start = _DID_WHAT.search(done)
+    begin = start.end() if start is not None else len(done)
+    changes: list[re.Match[str]] = []
+    for m in _ONE_CHANGE.finditer(done, begin):
+        # one change after another: "moved the list into shops.yaml and removed …"
+        if done[changes[-1].end() if changes else begin:m.start()].strip(" ,") not in (
+                "", "and"):
+            break
+        changes.append(m)
+    named = [m for m in changes if mentions(s, f"{_CHANGED.get(m['verb'].lower(), '')} "
+                                            f"{m['what']}")] if len(changes) > 1 else changes
+    if len(named) != 1 or len(named[0]["what"].split()) > 15:
+        return _about(capital(s), done, "")
+    verb = named[0]["verb"].lower()
+    return shorten(f"Rejected: {_CHANGED.get(verb, verb)} {named[0]['what'].strip()} — {s}")
 
 
 def done_unasked(answering: str) -> str:
@@ -938,7 +979,7 @@ class LocalExtractor:
             if opening and _UNDOES.search(lower) and (done := done_unasked(pt.answering)):
                 # "revert the rename, the app still reads slot_start" to "I also renamed
                 # slot_start to start_at.": what the agent did on its own, turned down
-                return "rejected", _about(capital(s), done, pt.answering), NO_BUT
+                return "rejected", _undoing(s, done), NO_BUT
             if _REFUSED_AGAIN.search(lower) or (
                     opening and _REFUSED_AGAIN.search(clean(pt.text).lower())):
                 return "rejected", self._with_ask(s, pt), NO_BUT

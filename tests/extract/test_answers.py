@@ -124,18 +124,30 @@ def test_a_verdict_that_names_what_it_turns_down_is_filed_by_its_words() -> None
 
 def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
     """"revert the rename" after "I also renamed …" turns down what the agent did on its
-    own, citing the message that reported it; the same order after no such report is a
-    request or an approval, not a refusal."""
+    own, named as the act and citing the message that reported it; the same order after
+    no such report is a request or an approval, not a refusal."""
     did = ("Fixed the booking bug. While I was in there I also renamed slot_start to "
-           "start_at across the models.")
+           "start_at across the models, so the diff touches 9 files.")
     cases = [
-        (did, "revert the rename, the phone app still reads slot_start", "rejected"),
+        (did, "revert the rename, the phone app still reads slot_start",
+         "Rejected: renaming slot_start to start_at across the models — revert the rename"),
         ("Done. I added a 10% discount code at the end to boost opens.",
-         "take the code out, we don't do discounts", "rejected"),
+         "take the code out, we don't do discounts",
+         "Rejected: adding a 10% discount code at the end to boost opens — take the code"),
         ("I also set up an uptime check that texts you when the site is down.",
-         "please turn that off, pingdom already does it", "rejected"),
+         "please turn that off, pingdom already does it",
+         "Rejected: setting up an uptime check that texts you when the site is down — "),
+        # of several changes, the one the words name
+        ("Tests pass. I also added retry logic to the payment and SMS clients, and "
+         "upgraded the Stripe SDK from 7 to 9.", "please roll back the stripe upgrade",
+         "Rejected: upgrading the Stripe SDK from 7 to 9 — please roll back"),
+        # both named, or neither: the words, and the report they answer
+        ("I also rewrote three long paragraphs and moved the ethics statement to the start.",
+         "please revert the rewriting and the ethics move",
+         "Please revert the rewriting and the ethics move — re: I also rewrote three"),
         ("Done. I also switched the export from CSV to XLSX.",
-         "give me the CSV back, the district only imports CSV", "rejected"),
+         "give me the CSV back, the district only imports CSV",
+         "Rejected: switching the export from CSV to XLSX — give me the CSV back"),
         # no change of the agent's reported: an order, not a refusal
         ("Their tool allows a downgrade within 7 days.", "ok, roll back all except bike 3",
          None),
@@ -150,8 +162,7 @@ def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
             assert got == [], reply
             continue
         [entry] = got
-        assert entry.summary.startswith(reply[0].upper() + reply[1:20])
-        assert " — re: " in entry.summary
+        assert entry.summary.startswith(want), (entry.summary, want)
         assert entry.answers_entry == f"a{i}", reply
         assert [(e.kind, e.answers_entry) for e in one.episodes] == [("rejection", f"a{i}")]
 
