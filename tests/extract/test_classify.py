@@ -119,6 +119,13 @@ def test_what_the_agent_would_do_is_a_proposal_a_reply_names() -> None:
     for said in ("I'd say it's fine.", "I'd guess the cron ran twice.",
                  "I could not reproduce it on staging.", "I would never have noticed."):
         assert proposal(said) == "", said
+    # an offer after "Meanwhile", "OK to …?", "Would you like a …?"
+    assert decision_summary("yes", "Meanwhile I can point search at the old core as a "
+                            "fallback. Want that?") == "Point search at the old core as a fallback"
+    assert rejection_summary("no", "OK to run docker compose up -d?") == (
+        "Rejected: running docker compose up -d")
+    assert decision_summary("yes", "Would you like a reminder the day before?") == (
+        "A reminder the day before")
     # a plan whose words name nothing ("add it") is about something further back
     assert proposal("I'd add it: a ride ending early tends to create tickets.") == ""
     assert proposal("The push fires at 25 minutes. I'd add it.") == ""

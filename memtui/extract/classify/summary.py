@@ -18,9 +18,11 @@ from memtui.text import capital, clean, sentences, shorten
 _HEADING = r"(?:the )?(?:plan(?:ned)?|propos(?:ed|al)):\s*"
 """A plan or proposal under a heading: "Planned: …", "Proposed: …", "The plan: …"."""
 _ASK_LEAD = re.compile(
-    r"^(?:(?:ok|okay|so|then|alternatively|also|next)[,:]?\s+)?"
+    r"^(?:(?:ok|okay|so|then|alternatively|also|next|meanwhile|in the meantime)[,:]?\s+)?"
     r"(?:if (?:useful|helpful|needed|you(?:'d)? (?:want|like|prefer))[,:]?\s+)?(?:"
     r"(?:do you want|would you like|want|shall|should|can|could|may) (?:me|i|we) (?:to\b\s*)?"
+    r"|(?:is it )?ok(?:ay)? to\s(?=\w+\s)"
+    r"|would you like (?=(?:a|an|the|some|another|more|any)\s)"
     r"|(?:should|shall|can|could|may) (?:i|we)\s"
     r"|i(?:\s+(?:could|can|would|will)|'d|'ll) (?:also |just |now |first |still )?"
     r"(?:like to |suggest (?:we |that we )?|recommend (?=\w+ing\b))?"
