@@ -422,11 +422,16 @@ _CHANGED = {"added": "adding", "dropped": "dropping", "deleted": "deleting",
             "swapped": "swapping", "converted": "converting"}
 """The changes an agent reports making, and the act each names."""
 _CHANGE = "|".join(sorted(_CHANGED, key=len, reverse=True))
-_DID = _rx(
-    r"\bi (?:also|went ahead|took the liberty)\b|\bwhile i was (?:in )?there\b"
-    rf"|\bi(?:'ve| have)? (?:also |just |already )?(?:{_CHANGE})\b")
-"""The agent reporting a change it made: "I also renamed slot_start to start_at", "I went
-ahead and added a dark-mode toggle", "I added a 10% discount code at the end"."""
+_DID = _rx(r"\bi(?:'ve| have)? (?:also|went ahead|took the liberty)\b"
+           r"|\bwhile i was (?:in )?there\b|\bon top of (?:that|this)\b")
+"""The agent reporting a change it made on its own: "I also renamed slot_start to
+start_at", "I went ahead and added a dark-mode toggle", "while I was in there"."""
+_DID_PLAIN = _rx(rf"\bi(?:'ve| have)? (?:just |already )?(?P<verb>{_CHANGE})\s+(?P<what>.+)")
+"""A change reported plainly ("I added a section on our funding round."): it may be what
+was asked for, so an order to take back something else ("take the prints out" after "I
+added the endpoint and its tests") asks for a change to it and refuses nothing."""
+_POINTS_BACK = _rx(r"^\S+\s+(?:it|them|that|this|those|these)\b")
+"""An order that points back at the change: "put them back", "take it out"."""
 _DID_WHAT = _rx(
     r"\bi(?:'ve| have)?\s+(?:(?:also|just|already|went ahead and|took the liberty of)\s+)*"
     rf"(?=(?:{_CHANGE}|{'|'.join(sorted(set(_CHANGED.values()), key=len, reverse=True))})\b)")
@@ -462,15 +467,21 @@ def _undoing(s: str, done: str) -> str:
     return shorten(f"Rejected: {_CHANGED.get(verb, verb)} {named[0]['what'].strip()} — {s}")
 
 
-def done_unasked(answering: str) -> str:
-    """The sentence in which the agent's turn reports a change it made ("I also deleted the
-    duplicate folders I found, 210 GB."), or "". An order to take that change back turns
+def done_unasked(answering: str, words: str = "") -> str:
+    """The sentence in which the agent's turn reports a change it made on its own ("I also
+    deleted the duplicate folders I found, 210 GB."), or one it reported plainly that the
+    person's ``words`` name or point back at ("take the code out" to "I added a 10%
+    discount code at the end."), or "". An order to take that change back turns
     down what the agent did: in the non-held-out corpus (sets 1-19) all 29 such replies
     are refusals, where the 36 reversal orders after no such report are refusals (15),
     tasks (12) and approvals (8) alike ("ok, roll back all except bike 3" to "Their tool
     allows a downgrade within 7 days.")."""
     for s in reversed(sentences(clean(answering)) if answering else []):
         if _DID.search(s):
+            return s
+        plain = _DID_PLAIN.search(s)
+        if plain and words and (_POINTS_BACK.match(words.strip()) or mentions(
+                words, f"{plain['verb']} {plain['what']}")):
             return s
     return ""
 
@@ -976,7 +987,7 @@ class LocalExtractor:
                 return "decision", _approval(s, offered, pt.answering), 0.75
             if confidence is not None:
                 return "rejected", self._with_ask(s, pt), confidence
-            if opening and _UNDOES.search(lower) and (done := done_unasked(pt.answering)):
+            if opening and _UNDOES.search(lower) and (done := done_unasked(pt.answering, s)):
                 # "revert the rename, the app still reads slot_start" to "I also renamed
                 # slot_start to start_at.": what the agent did on its own, turned down
                 return "rejected", _undoing(s, done), NO_BUT
@@ -1108,7 +1119,7 @@ def answered(pt: PreparedTurn) -> str | None:
     """The assistant message a person's rejection or decision answers: the one just
     before it, when it asked or proposed something, or the offer the person has only
     asked about since (None: it answers nothing known)."""
-    if pt.answering_id and (last_offer(pt.answering) or done_unasked(pt.answering)):
+    if pt.answering_id and (last_offer(pt.answering) or done_unasked(pt.answering, pt.text)):
         return pt.answering_id
     return None
 

@@ -131,7 +131,7 @@ def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
     cases = [
         (did, "revert the rename, the phone app still reads slot_start",
          "Rejected: renaming slot_start to start_at across the models — revert the rename"),
-        ("Done. I added a 10% discount code at the end to boost opens.",
+        ("Done. I also added a 10% discount code at the end to boost opens.",
          "take the code out, we don't do discounts",
          "Rejected: adding a 10% discount code at the end to boost opens — take the code"),
         ("I also set up an uptime check that texts you when the site is down.",
@@ -148,6 +148,9 @@ def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
         ("Done. I also switched the export from CSV to XLSX.",
          "give me the CSV back, the district only imports CSV",
          "Rejected: switching the export from CSV to XLSX — give me the CSV back"),
+        # a change that may be what was asked for: a request to change it refuses nothing
+        ("Done: I added the /export endpoint and its tests.",
+         "take the print statements out, they spam CI", None),
         # no change of the agent's reported: an order, not a refusal
         ("Their tool allows a downgrade within 7 days.", "ok, roll back all except bike 3",
          None),
