@@ -434,10 +434,10 @@ _POINTS_BACK = _rx(r"^\S+\s+(?:it|them|that|this|those|these)\b")
 """An order that points back at the change: "put them back", "take it out"."""
 _DID_WHAT = _rx(
     r"\bi(?:'ve| have)?\s+(?:(?:also|just|already|went ahead and|took the liberty of)\s+)*"
-    rf"(?=(?:{_CHANGE}|{'|'.join(sorted(set(_CHANGED.values()), key=len, reverse=True))})\b)")
+    rf"(?=(?:{_CHANGE})\b)")
 """Where the changes an agent reports begin: "I also |renamed `slot_start` …"."""
 _ONE_CHANGE = _rx(
-    rf"\b(?P<verb>{_CHANGE}|{'|'.join(sorted(set(_CHANGED.values()), key=len, reverse=True))})"
+    rf"\b(?P<verb>{_CHANGE})"
     rf"\s+(?P<what>[^;:]+?)(?=\s*(?:[;:]|,?\s(?:and\s+(?:{_CHANGE})|so|since|because|as|"
     r"while i was|which|to (?:make|save|free|speed|keep))\b|,\s|[.!]?$))")
 """One change and what it changed, up to the end of its clause."""
