@@ -82,7 +82,7 @@ from memtui.extract.candidates import (
     StateCandidate,
 )
 from memtui.extract.classify.combine import busy
-from memtui.extract.classify.summary import decided, proposal, rejection_summary
+from memtui.extract.classify.summary import decided, proposal, rejection_summary, settled
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
 from memtui.redact import redact
@@ -377,6 +377,8 @@ def _approval(s: str, ask: str, answering: str) -> str:
     when the question proposes no act of the agent's ("Should the export include …?")."""
     if (action := proposal(answering)) and len(action.split()) > 1:
         return decided(action, s)  # not a bare "Investigate": the question says more
+    if made := settled(ask):  # "Should the alert also fire at night?" → "The alert should …"
+        return decided(made, s)
     return f"Approved: {in_context(ask, answering)}" + (f" — {s}" if len(s.split()) > 4
                                                          else "")
 

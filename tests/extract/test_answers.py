@@ -122,6 +122,17 @@ def test_a_verdict_that_names_what_it_turns_down_is_filed_by_its_words() -> None
         "Rejected: moving the heaviest jobs to the serverless tier"]
 
 
+def test_a_yes_to_a_design_question_decides_what_it_asked() -> None:
+    """"yes" to "Should the alert also fire at night?" decides that it does, not
+    "Approved: Should the alert …?"."""
+    [_, pt] = prepared(turn("a1", "assistant", "Threshold set to 90%. Should the alert also "
+                                               "fire at night?"), turn("u1", "user", "yes"))
+    one = Extraction()
+    LocalExtractor().extract_turn(pt, one)
+    assert [(s.category, s.summary, s.answers_entry) for s in one.state] == [
+        ("decision", "The alert should also fire at night", "a1")]
+
+
 def test_taking_back_what_the_agent_did_unasked_refuses_it() -> None:
     """"revert the rename" after "I also renamed …" turns down what the agent did on its
     own, named as the act and citing the message that reported it; the same order after

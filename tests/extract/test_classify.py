@@ -27,7 +27,13 @@ from memtui.extract.classify.features import (
 )
 from memtui.extract.classify.head import WEIGHTS, Classifier, Head, Verdict
 from memtui.extract.classify.reader import READER
-from memtui.extract.classify.summary import decision_summary, gerund, proposal, rejection_summary
+from memtui.extract.classify.summary import (
+    decision_summary,
+    gerund,
+    proposal,
+    rejection_summary,
+    settled,
+)
 from memtui.extract.local import LocalExtractor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +135,24 @@ def test_what_the_agent_would_do_is_a_proposal_a_reply_names() -> None:
     # a plan whose words name nothing ("add it") is about something further back
     assert proposal("I'd add it: a ride ending early tends to create tickets.") == ""
     assert proposal("The push fires at 25 minutes. I'd add it.") == ""
+
+
+@pytest.mark.parametrize(("ask", "want"), [
+    ("Should the alert also fire at night?", "The alert should also fire at night"),
+    ("Should sessions go to Redis?", "Sessions should go to Redis"),
+    ("Should the toast text go through strings.json?",
+     "The toast text should go through strings.json"),  # "text" names, "go" settles
+    ("Should the functions that move out of run_all.py stay importable?",
+     "The functions that move out of run_all.py should stay importable"),
+    ("Should bins under 50 kg be rejected as scale errors?",
+     "Bins under 50 kg should be rejected as scale errors"),
+    # not a design question a yes settles as a statement
+    ("Should I merge it now?", ""), ("Should it run hourly or daily?", ""),
+    ("Should the legacy tenant migrate?", ""),  # no verb it knows: left as asked
+    ("Shall we?", ""), ("Is the alert on?", ""),
+])
+def test_a_yes_to_a_design_question_is_the_statement_it_makes_true(ask: str, want: str) -> None:
+    assert settled(ask) == want
 
 
 @pytest.mark.parametrize(("verb", "want"), [("stop", "stopping"), ("make", "making"),

@@ -715,12 +715,16 @@ def test_yes_to_a_question_is_an_approval_decision() -> None:
                                              previous=ASK)]).state
     assert entry.summary == ("Add Redis as a cache for the funnel queries — yes, but only on "
                              "staging until Friday")
-    # a question that proposes no act of the agent's is quoted
+    # a design question is decided as the statement it makes true
     [entry] = LocalExtractor().extract([turn("yes, but only more than 4 hours before",
                                              previous="Should cancelled slots go back "
                                              "into online booking?")]).state
-    assert entry.summary == ("Approved: Should cancelled slots go back into online booking? "
+    assert entry.summary == ("Cancelled slots should go back into online booking "
                              "— yes, but only more than 4 hours before")
+    # one that neither proposes an act nor asks with a verb it knows is quoted
+    [entry] = LocalExtractor().extract([turn("yes, all of them", previous="Should the "
+                                             "legacy tenants migrate too?")]).state
+    assert entry.summary == "Approved: Should the legacy tenants migrate too?"
     assert LocalExtractor().extract([turn("ok", previous="Done, all tests pass.")]).state == []
     # A bare "go" approves as "ok" does; "go home" or "go to the docs" approves nothing.
     for said in ("go", "go, but payments last", "Go."):

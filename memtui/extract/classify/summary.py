@@ -181,6 +181,41 @@ def decision_summary(text: str, previous: str) -> str:
     return decided(action, text) if action else shorten(text.strip())
 
 
+_SHOULD = re.compile(r"^(?:should|shall) (?P<words>[^?]+?)\s*\?$", re.I)
+_ADVERBS = frozenset("also only really still just always never automatically then".split())
+_SETTLES = frozenset((
+    "be stay go run show include count come become use fire compare get have send move "
+    "keep list apply start end link open close mention cover accept allow skip print "
+    "display expire repeat notify sort wrap live work support say read contain match "
+    "trigger exclude round require happen point appear sync update replace take give drop "
+    "block stop wait check hold reduce auto-end go land sit cost default sum add remove "
+    "change split merge post publish email text remind").split())
+"""Verbs a design question asks about ("Should sessions go to Redis?")."""
+
+
+def settled(ask: str) -> str:
+    """A design question a yes settles, as the statement it makes true ("Should the alert
+    also fire at night?" → "The alert should also fire at night"); "" when it is not one
+    (a question about the agent's own act, an alternative, no verb it knows)."""
+    m = _SHOULD.match(ask.strip())
+    if m is None or " or " in ask:
+        return ""
+    words = m["words"].split()
+    for i in range(1, min(len(words), 9)):
+        j = i
+        while j < len(words) - 1 and words[j].lower() in _ADVERBS:
+            j += 1
+        # "the toast text go through …": a noun that can be a verb, before the verb; "the
+        # functions that move out … stay importable": a verb of the subject's own clause
+        if words[j].lower() in _SETTLES and not (
+                j + 1 < len(words) and words[j + 1].lower() in _SETTLES) and (
+                words[i - 1].lower() not in ("that", "which", "who", "where", "when")):
+            if words[0].lower() in ("i", "we", "you"):
+                return ""  # the agent's own act, or the person's: proposal() reads those
+            return shorten(f"{capital(' '.join(words[:i]))} should {' '.join(words[i:])}")
+    return ""
+
+
 def decided(action: str, text: str) -> str:
     """What approving ``action`` (a ``proposal``) in the words ``text`` decides: the
     action as an order, with the words when they say more than an approval."""
