@@ -188,7 +188,7 @@ _SETTLES = frozenset((
     "keep list apply start end link open close mention cover accept allow skip print "
     "display expire repeat notify sort wrap live work support say read contain match "
     "trigger exclude round require happen point appear sync update replace take give drop "
-    "block stop wait check hold reduce auto-end go land sit cost default sum add remove "
+    "block stop wait check hold reduce auto-end land sit cost default sum add remove "
     "change split merge post publish email text remind").split())
 """Verbs a design question asks about ("Should sessions go to Redis?")."""
 
