@@ -375,7 +375,9 @@ def alternatives(previous: str) -> tuple[str, str, str] | None:
         return None
     lead = _CHOICE_LEAD.match(body)
     body = re.split(r"[:;]\s", body[lead.end():] if lead else body)[-1]
-    if _OF_FACT.match(body):  # "One question for them: is the car in the street or the garage?"
+    # "One question for them: is the car in the street or the garage?"; not "I can do A4
+    # with big fonts, or two columns", where "do" is the offer's verb
+    if _OF_FACT.match(body) and not (lead and _OFFERS_EITHER.match(ask)):
         return None
     left, _, right = body.rpartition(" or ")
     left = re.split(r",\s+", left)[-1] if " or " not in left else left

@@ -170,6 +170,8 @@ def test_a_bare_y_or_n_to_a_question_of_fact_picks_nothing() -> None:
      "text, they all have their phones on the shelf", "decision", "Chose: send it as a text"),
     ("I can refund €52 to your account or keep it as credit for April.", "refund please",
      "decision", "Chose: refund €52"),
+    ("I can do A4 with large fonts, or two columns of 30 songs. I'd lean two columns.",
+     "large fonts, Tom can't read without his glasses", "decision", "Chose: do A4"),
     ("Should invalid rows stop the import, or be skipped and reported?",
      "Skip and report, please.", "decision", "skipped and reported"),
     ("Hindi or English?", "both please", "decision", "Hindi; English"),
