@@ -428,16 +428,15 @@ _DID = _rx(r"\bi(?:'ve| have)? (?:also|went ahead|took the liberty)\b"
            r"|\bwhile i was (?:in )?there\b|\bon top of (?:that|this)\b")
 """The agent reporting a change it made on its own: "I also renamed slot_start to
 start_at", "I went ahead and added a dark-mode toggle", "while I was in there"."""
-_DID_PLAIN = _rx(rf"\bi(?:'ve| have)? (?:just |already )?(?P<verb>{_CHANGE})\s+(?P<what>.+)")
-"""A change reported plainly ("I added a section on our funding round."): it may be what
-was asked for, so an order to take back something else ("take the prints out" after "I
-added the endpoint and its tests") asks for a change to it and refuses nothing."""
 _POINTS_BACK = _rx(r"^\S+\s+(?:it|them|that|this|those|these)\b")
 """An order that points back at the change: "put them back", "take it out"."""
 _DID_WHAT = _rx(
     r"\bi(?:'ve| have)?\s+(?:(?:also|just|already|went ahead and|took the liberty of)\s+)*"
     rf"(?=(?:{_CHANGE})\b)")
-"""Where the changes an agent reports begin: "I also |renamed `slot_start` …"."""
+"""Where the changes an agent reports begin: "I also |renamed `slot_start` …". Reported
+plainly ("I added a section on our funding round."), a change may be what was asked for,
+so an order to take back something else ("take the prints out" after "I added the
+endpoint and its tests") asks for a change to it and refuses nothing."""
 _ONE_CHANGE = _rx(
     rf"\b(?P<verb>{_CHANGE})"
     rf"\s+(?P<what>[^;:]+?)(?=\s*(?:[;:]|,?\s(?:and\s+(?:{_CHANGE})|so|since|because|as|"
@@ -461,12 +460,15 @@ def _undoing(s: str, done: str) -> str:
                 "", "and"):
             break
         changes.append(m)
-    named = [m for m in changes if mentions(s, f"{_CHANGED.get(m['verb'].lower(), '')} "
-                                            f"{m['what']}")] if len(changes) > 1 else changes
+    named = [m for m in changes if mentions(s, _act(m))] if len(changes) > 1 else changes
     if len(named) != 1 or len(named[0]["what"].split()) > 15:
         return _about(capital(s), done, "")
-    verb = named[0]["verb"].lower()
-    return shorten(f"Rejected: {_CHANGED.get(verb, verb)} {named[0]['what'].strip()} — {s}")
+    return shorten(f"Rejected: {_act(named[0])} — {s}")
+
+
+def _act(change: re.Match[str]) -> str:
+    """A change reported (``_ONE_CHANGE``) as the act it was: "renaming slot_start to …"."""
+    return f"{_CHANGED[change['verb'].lower()]} {change['what'].strip()}"
 
 
 def done_unasked(answering: str, words: str = "") -> str:
@@ -481,9 +483,9 @@ def done_unasked(answering: str, words: str = "") -> str:
     for s in reversed(sentences(clean(answering)) if answering else []):
         if _DID.search(s):
             return s
-        plain = _DID_PLAIN.search(s)
+        plain = _DID_WHAT.search(s)
         if plain and words and (_POINTS_BACK.match(words.strip()) or mentions(
-                words, f"{plain['verb']} {plain['what']}")):
+                words, s[plain.end():])):
             return s
     return ""
 

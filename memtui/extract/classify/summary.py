@@ -198,9 +198,9 @@ def settled(ask: str) -> str:
     also fire at night?" → "The alert should also fire at night"); "" when it is not one
     (a question about the agent's own act, an alternative, no verb it knows)."""
     m = _SHOULD.match(ask.strip())
-    if m is None or " or " in ask:
-        return ""
-    words = m["words"].split()
+    words = m["words"].split() if m is not None else []
+    if not words or " or " in ask or words[0].lower() in ("i", "we", "you"):
+        return ""  # "Should I …?", "Should we …?": an act, which proposal() reads
     for i in range(1, min(len(words), 9)):
         j = i
         while j < len(words) - 1 and words[j].lower() in _ADVERBS:
@@ -210,8 +210,6 @@ def settled(ask: str) -> str:
         if words[j].lower() in _SETTLES and not (
                 j + 1 < len(words) and words[j + 1].lower() in _SETTLES) and (
                 words[i - 1].lower() not in ("that", "which", "who", "where", "when")):
-            if words[0].lower() in ("i", "we", "you"):
-                return ""  # the agent's own act, or the person's: proposal() reads those
             return shorten(f"{capital(' '.join(words[:i]))} should {' '.join(words[i:])}")
     return ""
 
