@@ -131,7 +131,34 @@ def clean(text: str) -> str:
         text = _TAG_BLOCK.sub("\n", text)
     if "[" in text:
         text = _HARNESS.sub("", text)
+    if "  \n" in text:
+        text = _unscreened(text)
     return text
+
+
+SCREEN_LINES = 3
+"""Lines of one padded width that make a copied terminal screen (``_unscreened``)."""
+_SCREEN_WIDTH = 40
+
+
+def _unscreened(text: str) -> str:
+    """The text without what was copied off a terminal screen: a run of lines all padded
+    with spaces to the screen's width (a pasted diff, a log, another TUI's output), whose
+    words are a program's, not the person's. Prose lines never share one width."""
+    lines = text.split("\n")
+    keep = [True] * len(lines)
+    start = 0
+    while start < len(lines):
+        width = len(lines[start])
+        end = start + 1
+        while end < len(lines) and abs(len(lines[end]) - width) <= 1:
+            end += 1
+        run = lines[start:end]
+        if (end - start >= SCREEN_LINES and width >= _SCREEN_WIDTH
+                and sum(line.endswith(" ") for line in run) * 2 >= len(run)):
+            keep[start:end] = [False] * (end - start)
+        start = end
+    return "\n".join(line for line, k in zip(lines, keep, strict=True) if k)
 
 
 def sentences(text: str) -> list[str]:

@@ -973,6 +973,21 @@ def test_pasted_json_lines_are_a_programs_words_not_the_persons() -> None:
     assert "rejected" in categories("[urgent] Don't touch the staging database.")
 
 
+def test_lines_copied_off_a_terminal_screen_are_a_programs_words() -> None:
+    """A paste from a terminal pads every line to the screen's width: "crash" in a
+    changelog the person copied is no problem of theirs; their own words still count."""
+    screen = "\n".join(line.ljust(80) for line in (
+        " + 15 - **Theme loading**: invalid themes no longer crash the app; the",
+        " application falls back to the dark theme and shows the error.",
+        " + 16 - **Deploy**: always deploy with the new pipeline from now on.",
+        " + 17"))
+    assert categories(screen) == []
+    assert categories(f"{screen}\n\nNo, don't add Redis, Postgres is enough.") == ["rejected"]
+    # Lines of prose never share one padded width, whatever their trailing spaces.
+    prose = "No, don't add Redis.  \nPostgres is enough for now.  \nWe revisit in May.  "
+    assert categories(prose) == ["rejected"]
+
+
 _CHAT = st.lists(st.sampled_from(
     ["ok", "so", "hmm", "um", "and", "then", "next", "time", "no", "not", "don't", "always",
      "remember", "TIL", "til", "TODO", "todo", "can", "could", "you", "tell", "me", "what",
