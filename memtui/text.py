@@ -156,7 +156,14 @@ def _unscreened(text: str) -> str:
         run = lines[start:end]
         if (end - start >= SCREEN_LINES and width >= _SCREEN_WIDTH
                 and sum(line.endswith(" ") for line in run) * 2 >= len(run)):
-            keep[start:end] = [False] * (end - start)
+            # the copy's first and last lines, cut short where the selection began
+            # and ended, are padded too
+            first = start
+            while first > 0 and lines[first - 1].endswith("  "):
+                first -= 1
+            while end < len(lines) and lines[end].endswith("  "):
+                end += 1
+            keep[first:end] = [False] * (end - first)
         start = end
     return "\n".join(line for line, k in zip(lines, keep, strict=True) if k)
 

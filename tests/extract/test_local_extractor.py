@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from memtui.extract.candidates import CallView, Extraction, PreparedTurn, ResultView
 from memtui.extract.local import NO_BUT, LocalExtractor
-from memtui.text import domain_of, sentences
+from memtui.text import clean, domain_of, sentences
 from memtui.transcripts import Turn
 
 
@@ -979,9 +979,9 @@ def test_lines_copied_off_a_terminal_screen_are_a_programs_words() -> None:
     screen = "\n".join(line.ljust(80) for line in (
         " + 15 - **Theme loading**: invalid themes no longer crash the app; the",
         " application falls back to the dark theme and shows the error.",
-        " + 16 - **Deploy**: always deploy with the new pipeline from now on.",
-        " + 17"))
+        " + 16 - **Deploy**: always deploy with the new pipeline from now on.")) + "\n + 17   "
     assert categories(screen) == []
+    assert clean(f"{screen}\n\nremove that").strip() == "remove that"
     assert categories(f"{screen}\n\nNo, don't add Redis, Postgres is enough.") == ["rejected"]
     # Lines of prose never share one padded width, whatever their trailing spaces.
     prose = "No, don't add Redis.  \nPostgres is enough for now.  \nWe revisit in May.  "
