@@ -96,6 +96,9 @@ _HAPPENED = re.compile(r"^(?:\S+[,:]?\s+)?(?:did|was|were|has|have|had)\b", re.I
 _OPTION_CHARS = 100
 OFFER_CHARS = 600
 """The end of an open offer kept for a late answer (as much as the last assistant words)."""
+ANSWER_TURNS = 3
+"""The agent's turns that may answer a person's question about an open offer ("Let me
+check." — "About four minutes, it's 40 GB."): one more, and the agent is at work."""
 
 
 @dataclass(frozen=True)
@@ -121,25 +124,30 @@ class OpenOffer:
     minutes." — "then no": the "no" answers the offer two agent turns back, not "About
     four minutes.", which asks nothing. An agent's turn that asks or offers opens a new
     offer; the offer stays open only while the person asks questions and the agent
-    answers them.
+    answers them. An agent that goes on talking past ``ANSWER_TURNS`` turns is at work,
+    not answering: "why are there 2 subscription handlers?" and the edits that follow it
+    leave "Want me to implement Option A?" behind.
     """
 
     text: str = ""
     id: str = ""
     asking: bool = False
     """The person's last words were a question: the agent's next words answer it."""
+    answered: int = 0
+    """The agent's turns since the person's question."""
 
     def agent(self, text: str, turn_id: str) -> None:
         """The agent said ``text`` (message ``turn_id``)."""
         if offers(text):
             self.text, self.id = text[-OFFER_CHARS:], turn_id
-        elif not self.asking:
+        elif not self.asking or self.answered >= ANSWER_TURNS:
             self.text, self.id = "", ""
+        self.answered += 1
 
     def person(self, text: str) -> None:
         """The person said ``text``: a question keeps the offer open, anything else
         answers it or moves on."""
-        self.asking = text.rstrip().endswith("?")
+        self.asking, self.answered = text.rstrip().endswith("?"), 0
         if not self.asking:
             self.text, self.id = "", ""
 

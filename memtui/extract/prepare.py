@@ -56,16 +56,19 @@ class FileContext:
             data = {}
         if not isinstance(data, dict):
             data = {}
-        ctx = data.get("context") or {}
-        calls = ctx.get("calls") or {}
-        offer = ctx.get("offer")
-        offer = offer if isinstance(offer, dict) else {}
-        return cls(str(ctx.get("previous_assistant", "")), int(ctx.get("fix_window", 0)),
+        ctx: dict[str, Any] = {}
+        calls: dict[str, Any] = {}
+        offer: dict[str, Any] = {}
+        if isinstance(data.get("context"), dict):
+            ctx = data["context"]
+            calls = ctx["calls"] if isinstance(ctx.get("calls"), dict) else {}
+            offer = ctx["offer"] if isinstance(ctx.get("offer"), dict) else {}
+        return cls(str(ctx.get("previous_assistant", "")), _count(ctx.get("fix_window")),
                    {k: (v[0], v[1]) for k, v in calls.items()
                     if isinstance(v, list) and len(v) == 2},
                    str(ctx.get("previous_assistant_id") or ""),
                    OpenOffer(str(offer.get("text") or ""), str(offer.get("id") or ""),
-                             bool(offer.get("asking")))), data
+                             bool(offer.get("asking")), _count(offer.get("answered")))), data
 
     def dump(self) -> dict[str, Any]:
         calls = dict(list(self.calls.items())[-CONTEXT_CALLS:])
@@ -73,7 +76,12 @@ class FileContext:
                 "calls": {k: list(v) for k, v in calls.items()},
                 "previous_assistant_id": self.previous_assistant_id,
                 "offer": {"text": self.offer.text, "id": self.offer.id,
-                          "asking": self.offer.asking}}
+                          "asking": self.offer.asking, "answered": self.offer.answered}}
+
+
+def _count(value: Any) -> int:
+    """A count kept in a watermark's state; 0 when it is missing or damaged."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def gist(name: str, args: dict[str, Any]) -> str:

@@ -350,6 +350,24 @@ def test_an_offer_closes_when_the_agent_moves_on_or_offers_again() -> None:
     assert offer.behind("a5")[1] == "a4"
 
 
+def test_an_agent_that_goes_on_working_after_a_question_leaves_the_offer_behind() -> None:
+    """A question the agent answers in a few words keeps the offer open; one it takes as
+    the start of new work ("why are there 2 subscription handlers?", then edit after
+    edit) does not, or a "go" twenty turns later would approve "Option A"."""
+    offer = OpenOffer()
+    offer.agent("Want me to implement Option A?", "a1")
+    offer.person("why are there 2 subscription handlers?")
+    offer.agent("Let me check.", "a2")
+    offer.agent("One is left over from the old mode.", "a3")
+    offer.agent("The other handles retries.", "a4")
+    assert offer.behind("a4")[1] == "a1"  # three turns answer the question
+    offer.agent("Now let me merge them into one handler:", "a5")
+    assert offer.behind("a5") == ("", None)  # the fourth is at work
+    offer.agent("Done, it compiles.", "a6")
+    offer.person("ok")
+    assert offer.behind("a6") == ("", None)
+
+
 def test_a_late_answer_names_and_cites_the_offer_it_answers() -> None:
     turns = prepared(turn("a1", "assistant", "Should I add the index on orders.created_at?"),
                      turn("u1", "user", "how long would it lock the table?"),
@@ -382,6 +400,12 @@ def test_the_open_offer_is_saved_with_the_files_context_between_runs() -> None:
         old, _ = FileContext.load(json.dumps({"context": {"previous_assistant": "x",
                                                           "offer": offer}}))
         assert old.offer.behind(old.previous_assistant_id)[1] is None
+    for damaged in ([], "x", {"calls": [1], "fix_window": "3", "offer": {"answered": "x"}}):
+        ctx, _ = FileContext.load(json.dumps({"context": damaged}))
+        assert (ctx.calls, ctx.fix_window, ctx.offer.answered) == ({}, 0, 0)
+    # The agent's turns since the person's question are saved with the offer.
+    ctx, _ = FileContext.load(json.dumps({"context": again.dump()}))
+    assert ctx.offer.answered == again.offer.answered
 
 
 @pytest.mark.parametrize("words, asks", [
