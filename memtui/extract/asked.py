@@ -11,6 +11,7 @@ list of the person's: a reply that is not a bare choice is left to the phrase ru
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -359,14 +360,14 @@ _OFFERS_EITHER = re.compile(r"^(?:\S+,?\s+)?(?:i|we) (?:could|can)(?!['’]|not)
 """An offer of two things the agent could do, stated rather than asked."""
 
 
-def alternatives(previous: str) -> tuple[str, str, str] | None:
-    """The two alternatives the agent's last question names, and the question: "Send it
-    now or on Monday morning?", "Should the picker be free text or a list?", "I can
-    change the generator or update the tests. Which one?"; without a question, the two
-    it offers to do ("I can refund €52 or keep it as credit for April."). None where it
-    names none, or where the "or" only asks about a fact ("Is the hotel in Lisbon or
-    Porto?"). Reading the stated offers changed 18 readings of the non-held-out corpus
-    (sets 1-19), 16 of them to the corpus's label."""
+def alternatives(previous: str) -> tuple[tuple[str, ...], str] | None:
+    """The alternatives the agent's last question names, and the question: "Send it now
+    or on Monday morning?", "Should the picker be free text or a list?", "I can change
+    the generator or update the tests. Which one?", "Theme: pirates, dinosaurs or
+    space?"; without a question, the two it offers to do ("I can refund €52 or keep it as
+    credit for April."). None where it names none, or where the "or" only asks about a
+    fact ("Is the hotel in Lisbon or Porto?"). Reading the stated offers changed 18
+    readings of the non-held-out corpus (sets 1-19), 16 of them to the corpus's label."""
     parts = sentences(clean(previous))
     if not parts:
         return None
@@ -388,12 +389,41 @@ def alternatives(previous: str) -> tuple[str, str, str] | None:
     if _OF_FACT.match(body) and not (lead and _OFFERS_EITHER.match(ask)):
         return None
     left, _, right = body.rpartition(" or ")
-    left = re.split(r",\s+", left)[-1] if " or " not in left else left
-    left, right = (re.sub(r"^(?:be|would)\s+", "", alt.strip(" ,"), flags=re.I)
-                   for alt in (left, right))
-    right = re.sub(r"\s+(?:be |work |fit |sound )?(?:better|best|preferable)$", "", right,
-                   flags=re.I)
-    return (left, right, shorten(ask, 140)) if left and right else None
+    listed = (_comma_items(left) if " or " not in left else [left]) or [left]
+    # "pirates, dinosaurs or space": a list of short items is three or more options;
+    # else only the last item is one ("If it can't be reached, should the door keep the
+    # cached list, or lock everyone out?")
+    short = list(itertools.takewhile(_short_item, reversed(listed)))[::-1]
+    if short and _ACK.match(short[0].strip()):  # "Got it, Friday or Monday?"
+        short = short[1:]
+    options = [*(short if len(short) >= 2 else listed[-1:]), right]
+    options = [re.sub(r"^(?:be|would)\s+", "", alt.strip(" ,"), flags=re.I) for alt in options]
+    options[-1] = re.sub(r"\s+(?:be |work |fit |sound )?(?:better|best|preferable)$", "",
+                         options[-1], flags=re.I)
+    return (tuple(options), shorten(ask, 140)) if all(options) else None
+
+
+def _comma_items(text: str) -> list[str]:
+    """The parts of ``text`` between commas outside brackets ("XS (about 9 hours, ~$40),
+    M (about 2.5 hours)" is two)."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth <= 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [item for item in (*items, text[start:]) if item.strip()]
+
+
+_LIST_ITEM_WORDS = 4
+_ACK = re.compile(r"^(?:ok(?:ay)?|sure|got it|right|thanks|thank you|understood|noted|great|"
+                  r"fine|alright|all right|perfect|yes|no|so|then|also|quick one|done)$", re.I)
+
+
+def _short_item(item: str) -> bool:
+    """An item of a list of options: a few words, besides what brackets add."""
+    words = re.sub(r"\([^)]*\)", "", item).split()
+    return 0 < len(words) <= _LIST_ITEM_WORDS
 
 
 def mentions(text: str, part: str) -> bool:
@@ -433,34 +463,43 @@ def named(text: str, previous: str) -> Pick | None:
     found = alternatives(previous)
     if found is None:
         return None
-    left, right, ask = found
+    options, ask = found
     clauses = [c.strip() for c in re.split(r"[,.;!:()—–]|\s-\s", clean(text))]
     first = clauses[0]
     if not first or len(first.split()) > 8 or _REPLY_ASKS.match(first) or _STATES.search(first):
         return None
-    if re.match(r"^both(?:\s+(?:please|pls|of them|thanks))*$", first, re.I):
-        return Pick("decision", shorten(f"Chose both: {left}; {right}"), TERSE)
-    if re.match(r"^neither\b(?!\s+(?:do|did|am|can|have|will|would|is|are|was)\b)", first,
-                re.I):
-        return Pick("rejected", shorten(f"Declined both: {left}; {right}"), TERSE)
-    own = [{w for w in _words(alt) if not any(_same(w, o) for o in _words(other))}
-           for alt, other in ((left, right), (right, left))]
+    if len(options) == 2 and re.match(r"^both(?:\s+(?:please|pls|of them|thanks))*$", first,
+                                      re.I):
+        return Pick("decision", shorten(f"Chose both: {'; '.join(options)}"), TERSE)
+    if re.match(r"^(?:neither|none of (?:them|those|these))\b"
+                r"(?!\s+(?:do|did|am|can|have|will|would|is|are|was)\b)", first, re.I):
+        every = "both" if len(options) == 2 else "all"
+        return Pick("rejected", shorten(f"Declined {every}: {'; '.join(options)}"), TERSE)
+    own = [{w for w in _words(alt)
+            if not any(_same(w, o) for other in options if other != alt for o in _words(other))}
+           for alt in options]
 
     def names(clause: str) -> list[str]:
         said = _words(clause)
-        return [alt for alt, words in zip((left, right), own, strict=True)
+        return [alt for alt, words in zip(options, own, strict=True)
                 if any(_same(w, w2) for w in words for w2 in said)]
 
+    def picks(clause: str, option: str) -> bool:
+        """The clause names the option and says little else: it picks rather than judges."""
+        return len([w for w in _words(clause)
+                    if not any(_same(w, a) for a in _words(option))]) <= 2
+
     hits = names(first)
-    if len(hits) != 1:
+    if len(hits) != 1 or not picks(first, hits[0]):
+        return None  # a first clause saying more than the option judges it
+    others = [alt for alt in options if alt != hits[0]]
+    # "logging sucks here, metrics": a later clause that picks another one picks it; one
+    # that judges another ("linear. last touch makes instagram look useless") or says no
+    # to it ("card. never transfers") confirms the pick
+    if any(len(got := names(c)) == 1 and got[0] in others and picks(c, got[0])
+           and not _STATES.search(c) for c in clauses[1:]):
         return None
-    other = right if hits[0] == left else left
-    # "logging sucks here, metrics": a later clause that names the other one picks it, and
-    # a first clause saying more than the alternative judges it rather than picks it
-    unnamed = [w for w in _words(first) if not any(_same(w, a) for a in _words(hits[0]))]
-    if len(unnamed) > 2 or any(names(c) == [other] and not _STATES.search(c)
-                               for c in clauses[1:]):
-        return None  # ("card. never transfers": a later "never" confirms the pick)
+    other = ", ".join(others)
     if _AS_IS.match(hits[0]):  # "keep the old" to "Promote the new one or keep the old?"
         return Pick("rejected", shorten(f"Declined: {other} ({hits[0]})"), TERSE)
     return Pick("decision", shorten(f"Chose: {hits[0]} (over: {other})"), TERSE)

@@ -218,9 +218,36 @@ def test_a_reply_that_names_no_single_alternative_chooses_nothing(
 
 def test_the_alternatives_are_read_without_the_question_around_them() -> None:
     assert alternatives("Should I publish it to the wiki now or wait for your review?") == (
-        "publish it to the wiki now", "wait for your review",
+        ("publish it to the wiki now", "wait for your review"),
         "Should I publish it to the wiki now or wait for your review?")
     assert alternatives("Options: A or B.") is None  # not a question
+
+
+@pytest.mark.parametrize("ask, options", [
+    ("Treasure hunt theme: pirates, dinosaurs or space?", ("pirates", "dinosaurs", "space")),
+    ("First-touch, last-touch, linear, or data-driven (needs GA4 360)?",
+     ("First-touch", "last-touch", "linear", "data-driven (needs GA4 360)")),
+    ("Size: XS (9 hours, ~$40), M (2.5 hours, ~$45) or XL (40 min, ~$60)?",
+     ("XS (9 hours, ~$40)", "M (2.5 hours, ~$45)", "XL (40 min, ~$60)")),
+    # an acknowledgement before the choice, or a long clause, is no option
+    ("Got it, Friday or Monday?", ("Friday", "Monday")),
+    ("If the server is down, should the door keep the cached list, or lock everyone out?",
+     ("keep the cached list", "lock everyone out")),
+])
+def test_a_list_of_short_options_is_read_whole(ask: str, options: tuple[str, ...]) -> None:
+    assert alternatives(ask) == (options, ask)
+
+
+def test_a_reply_naming_one_of_three_options_chooses_it_over_the_others() -> None:
+    ask = "Treasure hunt theme: pirates, dinosaurs or space?"
+    got = named("dinosaurs, the kids loved the museum", ask)
+    assert got is not None and got.category == "decision"
+    assert got.summary == "Chose: dinosaurs (over: pirates, space)"
+    none = named("none of them, we skip the hunt this year", ask)
+    assert none is not None and none.category == "rejected"
+    assert none.summary == "Declined all: pirates; dinosaurs; space"
+    # "both" of three is no single pick
+    assert named("both", ask) is None
 
 
 def test_the_extractor_files_a_named_choice_but_keeps_the_rules_refusal() -> None:
@@ -451,7 +478,7 @@ def test_a_question_of_fact_after_a_lead_names_no_choice() -> None:
            "street overnight, or in the garage now?")
     assert alternatives(ask) is None and of_fact(ask.split(". ", 1)[1])
     assert alternatives("Quick one: send it now or on Monday morning?") == (
-        "send it now", "on Monday morning", "Quick one: send it now or on Monday morning?")
+        ("send it now", "on Monday morning"), "Quick one: send it now or on Monday morning?")
     out = LocalExtractor().extract(prepared(turn("a1", "assistant", ask), turn(
         "u1", "user", "in the garage since March, finally we cleared it")))
     assert [s.category for s in out.state if s.category == "decision"] == []
