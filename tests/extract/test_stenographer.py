@@ -34,10 +34,10 @@ def line(i: int, role: str, content: str, **extra: Any) -> str:
 
 CONVERSATION = [
     line(1, "user", "Please add a health check endpoint to the API."),
-    line(2, "assistant", "Adding it.", tool_calls=[
+    line(2, "assistant", "Adding it. Shall I pull in requests for the HTTP client?", tool_calls=[
         {"id": "c1", "name": "bash", "input": {"command": "pytest -q tests/api"}}]),
     line(3, "tool", "1 failed", tool_call_id="c1", name="bash", is_error=True),
-    line(4, "user", "Don't use requests in the service, we use httpx for HTTP clients."),
+    line(4, "user", "No, don't use requests in the service, we use httpx for HTTP clients."),
     line(5, "assistant", "Understood, switching to httpx."),
     line(6, "user", "My timezone is Europe/Berlin."),
 ]
