@@ -194,12 +194,28 @@ _NAMING_CHARS = 90
 """How much of the words before a bare question a summary keeps."""
 
 
+_GO_ON = re.compile(
+    r"^(?:(?:so|ok(?:ay)?|then|alright)[,:]?\s+)?(?:(?:do you )?want me to|would you like me to|"
+    r"(?:shall|should|can|may) (?:i|we)|(?:is it )?ok(?:ay)? (?:if i|to)|ready (?:for me )?to)\s+"
+    r"(?:go ahead|proceed|continue|go on|carry on|move (?:forward|ahead)|get started|start|"
+    r"do (?:it|that|this|so)|go for it|make (?:the|that|this|these) changes?)"
+    r"(?:\s+(?:with (?:it|that|this|these|them)|now|then|as planned))*\s*\?$", re.I)
+"""A question that only asks whether to go on ("Want me to go ahead?", "Shall I proceed
+with it?"): what it is about is in the words before it."""
+
+
+def goes_on(ask: str) -> bool:
+    """Whether ``ask`` only asks to go on (``_GO_ON``), naming nothing itself."""
+    return _GO_ON.match(ask.strip()) is not None
+
+
 def in_context(ask: str, previous: str) -> str:
-    """A question too short to name anything ("Send?", "Book it?", "Go ahead?"), as a
-    summary shows it: after the words before it in ``previous``, which name what it asks
-    about ("Thursday 1–5pm is available. Book it?"; a bare "Removed." or "Fair." is not
-    enough, so the sentence before that joins it). Any other ``ask`` as it is."""
-    if not ask or len(ask.split()) > 3 or not previous:
+    """A question too short to name anything ("Send?", "Book it?", "Go ahead?") or that
+    only asks to go on ("Want me to go ahead?", ``goes_on``), as a summary shows it: after
+    the words before it in ``previous``, which name what it asks about ("Thursday 1–5pm is
+    available. Book it?"; a bare "Removed." or "Fair." is not enough, so the sentence
+    before that joins it). Any other ``ask`` as it is."""
+    if not ask or len(ask.split()) > 3 and not goes_on(ask) or not previous:
         return ask
     parts = [p.replace(_HIDDEN, "?").strip() for p in sentences(_unquoted(clean(previous)))]
     at = next((i for i in range(len(parts) - 1, 0, -1) if parts[i] == ask), 0)

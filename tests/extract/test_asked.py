@@ -280,17 +280,25 @@ def test_a_bare_question_is_shown_after_the_words_that_name_it() -> None:
     assert in_context(long, f"It is slow. {long}") == long  # it names what it asks
     assert in_context("Send?", "") == "Send?"
     assert in_context("Send?", "Something else entirely?") == "Send?"  # not in the words
+    # a question that only asks to go on names nothing either, however long
+    plan = "Step 1 is lowering the DNS TTL on the MX record today."
+    for ask in ("Want me to go ahead?", "Shall I proceed with that?", "Should I do it now?",
+                "Ok, ready to start?", "Do you want me to continue?"):
+        assert in_context(ask, f"{plan} {ask}") == f"{plan} {ask}", ask
+    for ask in ("Want me to go ahead with the DNS change?", "Shall I proceed to step 2?"):
+        assert in_context(ask, f"{plan} {ask}") == ask, ask
 
 
 @given(st.lists(st.text(min_size=1, max_size=60), max_size=6),
-       st.sampled_from(["Send?", "Book it?", "Go ahead?", "OK?", "Should I add the index?"]))
+       st.sampled_from(["Send?", "Book it?", "Go ahead?", "OK?", "Should I add the index?",
+                        "Want me to go ahead?"]))
 def test_a_question_in_context_still_ends_with_the_question(before: list[str], ask: str
                                                              ) -> None:
     previous = " ".join([*before, ask])
     shown = in_context(ask, previous)
     assert shown.endswith(ask)
     assert len(shown) <= len(ask) + 1 + 90  # the words before it are kept short
-    if len(ask.split()) > 3:
+    if len(ask.split()) > 3 and not ask.startswith("Want"):
         assert shown == ask
 
 

@@ -56,6 +56,13 @@ def test_a_rejection_names_the_refused_proposal() -> None:
         "Rejected: adding Redis as a cache")
     assert rejection_summary("nope", "I can cut the history part. Want me to?") == (
         "Rejected: cutting the history part")
+    # So does a question that only asks to go on; where that sentence names no act, the
+    # proposal is none and the summary shows the words before the question.
+    assert rejection_summary("nah", "I can set up nightly backups to S3. Want me to go "
+                             "ahead?") == "Rejected: setting up nightly backups to S3"
+    assert decision_summary("yes please", "Plan: raise the memory limit to 1Gi. Shall I "
+                            "proceed with that?") == "Raise the memory limit to 1Gi"
+    assert proposal("The migration is drafted. Want me to go ahead?") == ""
     # Words between the lead and the verb, and a thing offered rather than an act.
     assert rejection_summary("no", "Should I at least add gitleaks to CI?") == (
         "Rejected: adding gitleaks to CI")

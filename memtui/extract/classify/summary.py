@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memtui.extract.asked import ASKING, in_context, last_offer
+from memtui.extract.asked import ASKING, goes_on, in_context, last_offer
 from memtui.extract.classify.features import CONTEXT_CHARS
 from memtui.text import capital, clean, sentences, shorten
 
@@ -86,7 +86,12 @@ def proposal(previous: str) -> str:
         action = _action(parts[i])
         # "I'd add it: a ride ending early makes tickets." names no more than "add it"
         vague = _VAGUE.match(action.split(": ", 1)[0]) is not None
-        if i and (vague or not action and len(parts[i].split()) <= 3):
+        if goes_on(parts[i]):
+            # "Want me to go ahead?", "Shall I proceed with that?": the sentence before
+            # names it, or nothing does
+            action = _action(parts[i - 1]) if i else ""
+            vague = False
+        elif i and (vague or not action and len(parts[i].split()) <= 3):
             # "Should I?" or "Should I set it up?": the sentence before names it
             named = _action(parts[i - 1])
             action, vague = named or action, vague and not named
