@@ -20,7 +20,8 @@ from memtui.text import clean
 from memtui.transcripts import Turn
 
 # Which label a turn gets from what the rules extracted from it, strongest first.
-_ORDER = ("rejected", "decision", "learning", "task", "preference", "fact", "discovery")
+_ORDER = ("rejected", "decision", "learning", "task", "preference", "correction", "fact",
+          "discovery")
 
 
 def prepared(ex: Example) -> PreparedTurn:
@@ -69,8 +70,10 @@ def label_of(out: Extraction, *, served: bool = False) -> tuple[str, float, bool
     for s in state:
         if s.category == "decision" and s.summary in standing:
             continue  # a standing instruction, filed as both: the corpus labels it learning
-        cat = "preference" if s.summary.startswith("Preference:") else (
-            "fact" if s.category == "context" else s.category)
+        cat = s.category
+        if s.category == "context":
+            cat = {"Preference:": "preference", "Correction:": "correction"}.get(
+                s.summary.split(" ", 1)[0], "fact")
         found[cat] = max(found.get(cat, 0.0), s.confidence)
     if out.facts:
         found.setdefault("fact", out.facts[0].confidence)

@@ -9,7 +9,8 @@ extraction, ``enforce`` applies the rest of the policy to the candidates:
 - A capture section that is switched off (``enabled: false`` or deleted) drops what it
   stands for: ``decisions`` → decision entries and episodes, ``preferences`` →
   "Preference:" context entries, ``facts`` → facts, ``corrections`` → rejections read
-  from the human's words (a refused tool use is an action, not words, and stays).
+  from the human's words (a refused tool use is an action, not words, and stays) and
+  "Correction:" context entries.
 - What the policy captured in a turn and no extractor produced is added, so the policy
   can widen capture too: a decision, a preference, a correction (as a rejection), and
   an incident (the human's reaction to a tool error, as an episode). A phrase hit is a
@@ -68,7 +69,8 @@ def enforce(policy: Policy, extraction: Extraction, turns: Sequence[PreparedTurn
         if st.category == "context" and st.summary.startswith("Preference:") and (
                 "preference" not in kinds):
             continue
-        if (st.category == "rejected" and not st.summary.startswith("Refused tool use")
+        if ((st.category == "rejected" and not st.summary.startswith("Refused tool use")
+                or st.category == "context" and st.summary.startswith("Correction:"))
                 and "correction" not in kinds):
             continue
         out.state.append(st)

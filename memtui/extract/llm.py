@@ -67,7 +67,9 @@ State entries, one category each:
 "I'd rather not", a refused tool use). A preference ("I prefer X") is NOT a rejection.
 - agent_state: what the agent is doing, blocked on, or has finished.
 - context: background that stays true for a while, including preferences \
-(summary starts with "Preference: ").
+(summary starts with "Preference: ") and the human's corrections of what the agent \
+said or assumed (summary starts with "Correction: " and says what is right: \
+"Correction: Mia is in class 3A this year, not 3B").
 - discovery: something found out (a root cause, how a system behaves).
 - learning: a lesson or standing rule ("always", "next time", a fix that worked after \
 a failure).

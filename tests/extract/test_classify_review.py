@@ -141,3 +141,38 @@ def test_a_lesson_task_preference_or_discovery_the_rules_miss_is_recorded_when_s
     # the rules read a task here: the classifier adds nothing beside it
     assert [c for c, _, _ in recorded("please draft the reply to the landlord",
                                       Verdict("learning", 0.99, 0.01, 0.01))] == ["task"]
+
+
+def test_a_correction_of_what_the_agent_said_is_kept_quoting_what_it_corrects() -> None:
+    """A correction the classifier is very sure of is recorded as context ("Correction:
+    ..."), its detail quoting the agent's words it puts right and citing that message; at
+    the start of a session there is nothing to correct, and below ``OTHER_SURE``, or
+    with the policy's corrections switched off, nothing is kept."""
+    from dataclasses import replace
+
+    from memtui.extract.classify.apply import OTHER_SURE, extract_with
+    from memtui.extract.enforce import enforce
+    from memtui.extract.policy import default_policy
+
+    agent = "Added a 10-sample average. The pump relay is on pin 8 as before."
+    fix = "it's pin 7, I moved it last month when 8 died"
+    sure = Verdict("correction", 0.97, 0.01, 0.01)
+    pt = replace(said(fix, previous=agent), previous_assistant_id="a1")
+    out = extract_with(LocalExtractor().extract_turn, Reading(sure),  # type: ignore[arg-type]
+                       [pt], 0.7)
+    [entry] = out.state
+    assert (entry.category, entry.summary, entry.confidence) == (
+        "context", f"Correction: {fix}", 0.97)
+    assert entry.detail == f"{fix} (re: {agent})"
+    assert (entry.source_entry, entry.answers_entry) == ("u2", "a1")
+    unsure = Verdict("correction", OTHER_SURE - 0.01, 0.01, 0.01)
+    assert extract_with(LocalExtractor().extract_turn, Reading(unsure),  # type: ignore[arg-type]
+                        [said(fix, previous=agent)], 0.7).state == []
+    opening = extract_with(LocalExtractor().extract_turn, Reading(sure),  # type: ignore[arg-type]
+                           [said(fix, previous="")], 0.7)
+    assert opening.state == []
+    policy = default_policy()
+    kept = enforce(policy, out, [pt])
+    assert [s.summary for s in kept.state] == [f"Correction: {fix}"]
+    off = replace(policy, sections=tuple(s for s in policy.sections if s.kind != "correction"))
+    assert enforce(off, out, [pt]).state == []

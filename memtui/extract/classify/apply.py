@@ -38,9 +38,10 @@ OTHER_SURE = 0.95
 from this confidence up (out of fold on the non-held-out corpus, ``bench/
 train_classifier.py`` prints how often each is right: 307 of 318)."""
 OTHERS = {"task": "task", "learning": "learning", "discovery": "discovery",
-          "preference": "context"}
+          "preference": "context", "correction": "context"}
 """The classifier's other labels it records, and the category each is stored as (a
-preference is context, labelled as the rules label it)."""
+preference is context, labelled as the rules label it; so is a correction of what the
+agent just said, "Correction: ..." quoting the words it corrects)."""
 
 
 def readable(pt: PreparedTurn) -> bool:
@@ -164,24 +165,37 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
                                          answers_entry=answers))
 
 
-def other_category(verdict: Verdict) -> str | None:
-    """The category a task, lesson, preference or discovery the classifier is very sure of
-    is recorded as (where nothing else is recorded from the turn), else None."""
+def other_category(verdict: Verdict, replying: bool = True) -> str | None:
+    """The category a task, lesson, preference, discovery or correction the classifier is
+    very sure of is recorded as (where nothing else is recorded from the turn), else None.
+    ``replying``: an agent's turn precedes it; with none, there is nothing to correct."""
+    if verdict.label == "correction" and not replying:
+        return None
     return OTHERS.get(verdict.label) if verdict.probability >= OTHER_SURE else None
 
 
 def add_other(pt: PreparedTurn, one: Extraction, verdict: Verdict) -> None:
-    """Where nothing else is recorded from the turn: a task, lesson, preference or
-    discovery the classifier is very sure of ("oh so the invoices bounced because the VAT
-    id had a space in it" is a discovery no phrase rule names)."""
-    category = other_category(verdict)
+    """Where nothing else is recorded from the turn: a task, lesson, preference, discovery
+    or correction the classifier is very sure of ("oh so the invoices bounced because the
+    VAT id had a space in it" is a discovery no phrase rule names; "it's pin 7, I moved it
+    last month" after "The pump relay is on pin 8 as before" puts the agent right, and is
+    lost with the session unless it is kept). A correction quotes what it corrects and
+    cites that message too."""
+    category = other_category(verdict, bool(pt.previous_assistant))
     if category is None:
         return
     text = shorten(clean(pt.text))
-    summary = f"Preference: {text}" if verdict.label == "preference" else text
+    summary = {"preference": f"Preference: {text}",
+               "correction": f"Correction: {text}"}.get(verdict.label, text)
+    detail, cites = "", None
+    if verdict.label == "correction":
+        said = context_of(pt.previous_assistant)
+        detail = shorten(f"{clean(pt.text)} (re: {said})", 1000) if said else ""
+        cites = pt.previous_assistant_id if said else None
     one.state.append(StateCandidate(
-        category=category, summary=summary, source_entry=pt.id, domain=domain_of(summary),
-        confidence=round(verdict.probability, 3), at=pt.at, session=pt.turn.session))
+        category=category, summary=summary, detail=detail, source_entry=pt.id,
+        domain=domain_of(summary), confidence=round(verdict.probability, 3), at=pt.at,
+        session=pt.turn.session, answers_entry=cites))
 
 
 def _drop(one: Extraction, categories: set[str]) -> None:
