@@ -1,6 +1,6 @@
 """Train the classifier head from the corpus: no network, reproducible, held-out never read.
 
-Run: .venv/bin/python bench/train_classifier.py
+Run: .venv/bin/python bench/train_classifier.py [--head-only] [--seeds 0,1]
 
 1. Embeds every train and dev turn (and its context) with the shipped MiniLM, through
    memtui's shared search embedder; vectors are cached in
@@ -17,8 +17,12 @@ Run: .venv/bin/python bench/train_classifier.py
    are fitted on the mean of the head's and the reader's probabilities (where the head
    gives a refusal or a decision ``READER_GATE``, as the classifier reads), and a second
    set on the head's alone, for when it reads without the reader. ``--head-only``
-   skips the reader (and removes ``reader.npz``). The readers are cached in
-   ``bench/data/extract-corpus/.cache/`` under a key of the corpus and the code.
+   skips the reader (and removes ``reader.npz``); ``--seeds`` fine-tunes one member per
+   seed listed (``reader_training.SEEDS`` by default), which the shipped reader
+   averages. The reader's members are kept in
+   ``bench/data/extract-corpus/readers/`` under a key of the corpus and the code, and
+   committed as they finish: fine-tuning them all takes longer than one working session
+   on a new machine, so the next one resumes from them.
 5. Fits the shipped head on all of it (multinomial logistic regression in numpy,
    class-balanced, hand-written turns weighted most) and writes
    ``memtui/extract/classify/head.npz``, ``reader.npz`` and ``head-manifest.json`` (the
@@ -69,6 +73,9 @@ from memtui.extract.classify.head import (  # noqa: E402
 from memtui.extract.classify.reader import READER  # noqa: E402
 
 MANIFEST = ROOT / "memtui/extract/classify/head-manifest.json"
+MEMBERS = ROOT / "bench/data/extract-corpus/readers"
+"""Where the reader's members are kept, one folder per key (``reader_cache``): committed,
+unlike the embedding cache, which is rebuilt in minutes."""
 
 
 FOLDS = 4
@@ -114,7 +121,7 @@ def reader_cache(corpus: list[Example]) -> Path:
         key.update(inspect.getsource(code).encode())
     key.update(repr((reader_module.MAX_TOKENS, reader_module.SCALE, reader_module.ADAPTED,
                      SOURCE_WEIGHT, FOLDS, MODEL)).encode())
-    return CACHE.parent / f"reader-{key.hexdigest()[:16]}"
+    return MEMBERS / f"reader-{key.hexdigest()[:16]}"
 
 
 def reader_readings(corpus: list[Example], tune: list[int], folder: Path
@@ -123,11 +130,12 @@ def reader_readings(corpus: list[Example], tune: list[int], folder: Path
     SGD dev by the final reader, which never trains on SGD) and the final reader's file
     (``reader.npz`` with temperature 1).
 
-    Every member (a fold, or the final reader, and a seed) is cached on its own in
-    ``.cache/reader-<key>/`` under a key of the corpus and the fine-tuning code, the list
-    of seeds aside: fine-tuning the ten members takes well over an hour, so a run that
-    stops resumes where it stopped, and adding a seed to ``SEEDS`` trains only its five
-    members."""
+    Every member (a fold, or the final reader, and a seed) is kept on its own in
+    ``readers/reader-<key>/`` under a key of the corpus and the fine-tuning code, the list
+    of seeds aside: a member takes 15-40 minutes on two cores and the ten well over a
+    working session, so a run that stops resumes where it stopped, on this machine or,
+    once the finished members are committed, on another; adding a seed to ``SEEDS``
+    trains only its five members. The merged ``reader.npz`` is rebuilt, not kept."""
     from bench.classifier import reader_training as rt
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -155,12 +163,17 @@ def reader_readings(corpus: list[Example], tune: list[int], folder: Path
             np.save(cached.with_suffix(".part.npy"), read[m])
             cached.with_suffix(".part.npy").replace(cached)
         out[part] = read.mean(axis=0)
-    final_path = folder / "reader.npz"
+    final_path = CACHE.parent / "reader.npz"
+    final_path.parent.mkdir(parents=True, exist_ok=True)
     rt.merge([folder / f"final-seed{seed}.npz" for seed in rt.SEEDS], final_path)
     return out[tune], final_path
 
 
 def main() -> None:
+    if "--seeds" in sys.argv:
+        from bench.classifier import reader_training as rt
+
+        rt.SEEDS = tuple(int(x) for x in sys.argv[sys.argv.index("--seeds") + 1].split(","))
     corpus = [e for e in load() if e.split in ("train", "dev")]
     # keyed now: the key reads the fine-tuning code's source, and a file edited while the
     # embedding below runs would otherwise be read at the lines it had when imported
@@ -207,6 +220,7 @@ def main() -> None:
     MANIFEST.write_text(json.dumps({
         "train": len(train), "dev": len(dev), "temperature": round(temperature, 3),
         "reader_temperature": reader_temperature and round(reader_temperature, 3),
+        "reader_seeds": None if folder is None else list(_seeds()),
         "thresholds": {k: round(v, 3) for k, v in thresholds.items()},
         "thresholds_head_alone": {k: round(v, 3) for k, v in alone.items()} or None,
         "sources": sorted({e.source for e in corpus}), "ids_sha256": digest,
@@ -225,6 +239,12 @@ def main() -> None:
         print("The head alone (no reader), with the thresholds fitted for it:")
         print("\n".join(out_of_fold_report([dev[i] for i in hand],
                                             [head_alone[i] for i in hand], alone)))
+
+
+def _seeds() -> tuple[int, ...]:
+    from bench.classifier import reader_training as rt
+
+    return rt.SEEDS
 
 
 def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -263,3 +264,31 @@ def test_an_epochs_batches_read_every_pair_once_in_pairs_of_like_length(
     random_pad = sum(max(lengths[i] for i in shuffled[k:k + BATCH]) * len(shuffled[k:k + BATCH])
                      for k in range(0, len(lengths), BATCH))
     assert padded <= random_pad + len(lengths) % BATCH * max(lengths)
+
+
+def test_finished_members_are_kept_where_git_tracks_them(tmp_path: Path) -> None:
+    """A retraining takes longer than a session on a new machine: its finished members
+    live in a folder git keeps (a half-written one does not), keyed by the corpus."""
+    import shutil
+    import subprocess
+
+    from bench.classifier.corpus import Example
+    from bench.train_classifier import MEMBERS, reader_cache
+
+    corpus = [Example(id="hand/x/0", conv="hand/x", domain="ops", source="hand",
+                      prev="Should I?", text="no", label="rejected", split="train")]
+    folder = reader_cache(corpus)
+    assert folder.parent == MEMBERS and folder.name.startswith("reader-")
+    other = reader_cache([dataclasses.replace(corpus[0], label="none")])
+    assert other != folder  # a relabelled turn is another key
+    root = MEMBERS.parents[3]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+
+    def ignored(path: Path) -> bool:
+        return subprocess.run(["git", "-C", str(root), "check-ignore", "-q", str(path)],
+                              check=False).returncode == 0
+
+    assert not ignored(folder / "fold1-seed0.npy")
+    assert not ignored(folder / "final-seed0.npz")
+    assert ignored(folder / "fold1-seed0.part.npy")
