@@ -60,7 +60,12 @@ from bench.classifier.training import (  # noqa: E402
     sample_weights,
 )
 from memtui.extract.classify import reader as reader_module  # noqa: E402
-from memtui.extract.classify.apply import OTHER_SURE, OTHERS, other_category  # noqa: E402
+from memtui.extract.classify.apply import (  # noqa: E402
+    CORRECTION_SURE,
+    OTHER_SURE,
+    OTHERS,
+    other_category,
+)
 from memtui.extract.classify.features import BUCKETS, context_of  # noqa: E402
 from memtui.extract.classify.head import (  # noqa: E402
     ALONE,
@@ -276,10 +281,11 @@ def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],
         lines.append(f"    {label:<9} " + "  ".join(cells))
     # Where the rules read nothing, the other labels it is very sure of are recorded too.
     quiet = [(e, v) for e, r, v in zip(examples, rules, verdicts, strict=True)
-             if not r[2] and other_category(v)]
+             if not r[2] and other_category(v, bool(e.prev))]
     cells = [f"{label} {sum(e.label == label for e, v in quiet if v.label == label)}/"
              f"{sum(v.label == label for _, v in quiet)}" for label in OTHERS]
-    lines.append(f"  recorded where the rules read nothing (from {OTHER_SURE}), right / read: "
+    lines.append(f"  recorded where the rules read nothing (from {OTHER_SURE}; corrections "
+                 f"from {CORRECTION_SURE}), right / read: "
                  + "  ".join(cells) + f"  none-turns {sum(e.label == 'none' for e, _ in quiet)}")
     return lines
 

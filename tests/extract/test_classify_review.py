@@ -146,11 +146,11 @@ def test_a_lesson_task_preference_or_discovery_the_rules_miss_is_recorded_when_s
 def test_a_correction_of_what_the_agent_said_is_kept_quoting_what_it_corrects() -> None:
     """A correction the classifier is very sure of is recorded as context ("Correction:
     ..."), its detail quoting the agent's words it puts right and citing that message; at
-    the start of a session there is nothing to correct, and below ``OTHER_SURE``, or
+    the start of a session there is nothing to correct, and below ``CORRECTION_SURE``, or
     with the policy's corrections switched off, nothing is kept."""
     from dataclasses import replace
 
-    from memtui.extract.classify.apply import OTHER_SURE, extract_with
+    from memtui.extract.classify.apply import CORRECTION_SURE, extract_with
     from memtui.extract.enforce import enforce
     from memtui.extract.policy import default_policy
 
@@ -165,7 +165,7 @@ def test_a_correction_of_what_the_agent_said_is_kept_quoting_what_it_corrects() 
         "context", f"Correction: {fix}", 0.97)
     assert entry.detail == f"{fix} (re: {agent})"
     assert (entry.source_entry, entry.answers_entry) == ("u2", "a1")
-    unsure = Verdict("correction", OTHER_SURE - 0.01, 0.01, 0.01)
+    unsure = Verdict("correction", CORRECTION_SURE - 0.01, 0.01, 0.01)
     assert extract_with(LocalExtractor().extract_turn, Reading(unsure),  # type: ignore[arg-type]
                         [said(fix, previous=agent)], 0.7).state == []
     opening = extract_with(LocalExtractor().extract_turn, Reading(sure),  # type: ignore[arg-type]
