@@ -197,9 +197,10 @@ _NAMING_CHARS = 90
 _GO_ON = re.compile(
     r"^(?:(?:so|ok(?:ay)?|then|alright)[,:]?\s+)?(?:(?:do you )?want me to|would you like me to|"
     r"(?:shall|should|can|may) (?:i|we)|(?:is it )?ok(?:ay)? (?:if i|to)|ready (?:for me )?to)\s+"
-    r"(?:go ahead|proceed|continue|go on|carry on|move (?:forward|ahead)|get started|start|"
+    r"(?:go ahead|proceed|continue|go on|carry on|move (?:forward|ahead)|get started|start|go|"
     r"do (?:it|that|this|so)|go for it|make (?:the|that|this|these) changes?)"
-    r"(?:\s+(?:with (?:it|that|this|these|them)|now|then|as planned))*\s*\?$", re.I)
+    r"(?:\s+(?:with (?:it|that|this|these|them)|and do (?:it|that|this|so)|now|then|"
+    r"as planned))*\s*\?$", re.I)
 """A question that only asks whether to go on ("Want me to go ahead?", "Shall I proceed
 with it?"): what it is about is in the words before it."""
 

@@ -283,7 +283,8 @@ def test_a_bare_question_is_shown_after_the_words_that_name_it() -> None:
     # a question that only asks to go on names nothing either, however long
     plan = "Step 1 is lowering the DNS TTL on the MX record today."
     for ask in ("Want me to go ahead?", "Shall I proceed with that?", "Should I do it now?",
-                "Ok, ready to start?", "Do you want me to continue?"):
+                "Ok, ready to start?", "Do you want me to continue?", "Shall I go?",
+                "Should I go ahead and do that?"):
         assert in_context(ask, f"{plan} {ask}") == f"{plan} {ask}", ask
     for ask in ("Want me to go ahead with the DNS change?", "Shall I proceed to step 2?"):
         assert in_context(ask, f"{plan} {ask}") == ask, ask
