@@ -175,9 +175,9 @@ def reader_readings(corpus: list[Example], tune: list[int], folder: Path
 
 
 def main() -> None:
-    if "--seeds" in sys.argv:
-        from bench.classifier import reader_training as rt
+    from bench.classifier import reader_training as rt
 
+    if "--seeds" in sys.argv:
         rt.SEEDS = tuple(int(x) for x in sys.argv[sys.argv.index("--seeds") + 1].split(","))
     corpus = [e for e in load() if e.split in ("train", "dev")]
     # keyed now: the key reads the fine-tuning code's source, and a file edited while the
@@ -225,7 +225,7 @@ def main() -> None:
     MANIFEST.write_text(json.dumps({
         "train": len(train), "dev": len(dev), "temperature": round(temperature, 3),
         "reader_temperature": reader_temperature and round(reader_temperature, 3),
-        "reader_seeds": None if folder is None else list(_seeds()),
+        "reader_seeds": None if folder is None else list(rt.SEEDS),
         "thresholds": {k: round(v, 3) for k, v in thresholds.items()},
         "thresholds_head_alone": {k: round(v, 3) for k, v in alone.items()} or None,
         "sources": sorted({e.source for e in corpus}), "ids_sha256": digest,
@@ -244,12 +244,6 @@ def main() -> None:
         print("The head alone (no reader), with the thresholds fitted for it:")
         print("\n".join(out_of_fold_report([dev[i] for i in hand],
                                             [head_alone[i] for i in hand], alone)))
-
-
-def _seeds() -> tuple[int, ...]:
-    from bench.classifier import reader_training as rt
-
-    return rt.SEEDS
 
 
 def out_of_fold_report(examples: list[Example], verdicts: list[Verdict],

@@ -176,9 +176,10 @@ def other_category(verdict: Verdict, replying: bool = True) -> str | None:
     """The category a task, lesson, preference, discovery or correction the classifier is
     very sure of is recorded as (where nothing else is recorded from the turn), else None.
     ``replying``: an agent's turn precedes it; with none, there is nothing to correct."""
-    if verdict.label == "correction":
-        return "context" if replying and verdict.probability >= CORRECTION_SURE else None
-    return OTHERS.get(verdict.label) if verdict.probability >= OTHER_SURE else None
+    if verdict.label == "correction" and not replying:
+        return None
+    sure = CORRECTION_SURE if verdict.label == "correction" else OTHER_SURE
+    return OTHERS.get(verdict.label) if verdict.probability >= sure else None
 
 
 def add_other(pt: PreparedTurn, one: Extraction, verdict: Verdict) -> None:
@@ -191,13 +192,14 @@ def add_other(pt: PreparedTurn, one: Extraction, verdict: Verdict) -> None:
     category = other_category(verdict, bool(pt.previous_assistant))
     if category is None:
         return
-    text = shorten(clean(pt.text))
+    words = clean(pt.text)
+    text = shorten(words)
     summary = {"preference": f"Preference: {text}",
                "correction": f"Correction: {text}"}.get(verdict.label, text)
     detail, cites = "", None
     if verdict.label == "correction":
         said = context_of(pt.previous_assistant)
-        detail = shorten(f"{clean(pt.text)} (re: {said})", 1000) if said else ""
+        detail = shorten(f"{words} (re: {said})", 1000) if said else ""
         cites = pt.previous_assistant_id if said else None
     one.state.append(StateCandidate(
         category=category, summary=summary, detail=detail, source_entry=pt.id,
