@@ -81,7 +81,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
-from memtui.extract.classify.combine import busy
+from memtui.extract.classify.combine import UNSURE_RULE, busy
 from memtui.extract.classify.summary import decided, proposal, rejection_summary, settled
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
@@ -306,8 +306,9 @@ RULE = 0.8
 """A "No X in Y" rule."""
 NO_BUT = 0.6
 """A "no" followed by something else than a prohibition."""
-AMBIGUOUS = 0.55
-"""A short reply or a prohibition inside an instruction."""
+AMBIGUOUS = UNSURE_RULE
+"""A short reply or a prohibition inside an instruction (which gives way to an approval
+the classifier reads, ``combine``)."""
 REFUSAL = 0.95
 """A refused tool use."""
 

@@ -195,6 +195,18 @@ def test_combination_adds_vetoes_and_keeps() -> None:
     assert (out.label, out.by) == ("rejected", "classifier") and out.confidence == 0.93
     # It vetoes a rule rejection it is sure is none ("no worries")...
     assert combine("rejected", 0.9, v(0.02), TH).label is None
+    # ...or an approval it would record ("no wait, the staging one")...
+    assert combine("rejected", 0.55, v(0.02, 0.8), TH).label == "decision"
+    # ...but an approval it is unsure of would record nothing: a clear rule refusal stands
+    # ("then skip the resize, 74 is fine")...
+    clear = combine("rejected", 0.9, v(0.02, 0.45, top="decision"), TH)
+    assert (clear.label, clear.confidence, clear.by) == ("rejected", 0.9, "rules")
+    # ...and an unsure one (a prohibition inside an instruction) gives way to the approval
+    # ("migrate those 52. archive the rest, don't delete"), at the classifier's confidence.
+    unsure = combine("rejected", 0.55, v(0.02, 0.45, top="decision"), TH)
+    assert (unsure.label, unsure.confidence, unsure.by) == ("decision", 0.45, "classifier")
+    asked = combine("rejected", 0.55, v(0.02, 0.45, top="decision"), TH, question=True)
+    assert (asked.label, asked.confidence) == ("rejected", 0.55)
     # ...but not a prohibition it reads as a standing instruction ("never deploy on
     # Fridays"): that keeps the rule's reading and confidence.
     kept = combine("rejected", 0.9, v(0.02, top="learning"), TH)

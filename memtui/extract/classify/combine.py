@@ -11,10 +11,18 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
   one-year term saves about 19%." then "still a no, the budget's frozen"), so a
   refusal the classifier is sure of still counts.
 - **veto** a rule's rejection when P(rejected) is below ``veto`` and the classifier reads
-  the turn as noise, a correction (only after an agent's turn) or an approval ("no
-  worries", "no wait, the staging one", sarcasm). A prohibition it reads as a standing
-  instruction or a preference ("never deploy on Fridays") stays a rejection: the rules'
-  reading of those is the project's (a CRITICAL rule), not a mistake.
+  the turn as noise, a correction (only after an agent's turn) or an approval it would
+  record itself, P(decision) reaching ``decision`` ("no worries", "no wait, the staging
+  one", sarcasm). A prohibition it reads as a standing instruction or a preference
+  ("never deploy on Fridays") stays a rejection: the rules' reading of those is the
+  project's (a CRITICAL rule), not a mistake. Where it reads an approval it is unsure of,
+  the turn would otherwise record nothing at all: a clear rule refusal stands, and an
+  unsure one (``UNSURE_RULE``, a prohibition inside an instruction: "migrate those 52.
+  archive the rest, don't delete") gives way to the approval, below the promotion
+  threshold, so for review. Out of fold over the non-held-out corpus (sets 1-20, 18,984
+  turns) 14 turns were lost so, 12 of them are now read as labelled ("only room 3. the
+  others read fine and i'm not reflashing what works", "then skip the resize, 74 is
+  fine").
 - **add** a decision the rules missed when P(decision) reaches ``decision`` (an approval
   in unusual words), unless the turn already rejects.
 - **add** neither in an answer to a question of fact, status or clarification
@@ -110,6 +118,10 @@ def busy(text: str) -> bool:
     return _OCCUPIED.search(text) is not None and _SOON.search(text) is not None
 
 
+UNSURE_RULE = 0.55
+"""The rules' confidence in a rejection they are unsure of (``local.AMBIGUOUS``: a short
+reply, or a prohibition inside an instruction)."""
+
 VETOING = frozenset({"none", "correction", "decision"})
 """What the classifier must read a turn as to overrule the rules' rejection of it."""
 
@@ -141,6 +153,11 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
         vetoing = VETOING if replying else VETOING - {"correction"}
+        if verdict.rejected < t["veto"] and verdict.label == "decision" \
+                and verdict.decision < t["decision"]:  # an approval it is unsure of
+            if rule_confidence <= UNSURE_RULE and not (question or answer):
+                return Outcome("decision", verdict.decision, "classifier")
+            return Outcome("rejected", rule_confidence, "rules")
         if verdict.rejected < t["veto"] and verdict.label in vetoing:
             if decides and not answer:
                 return Outcome("decision", verdict.decision, "classifier")
