@@ -153,15 +153,14 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
         vetoing = VETOING if replying else VETOING - {"correction"}
-        if verdict.rejected < t["veto"] and verdict.label == "decision" \
-                and verdict.decision < t["decision"]:  # an approval it is unsure of
+        if verdict.rejected < t["veto"] and verdict.label in vetoing:
+            if verdict.label != "decision" or verdict.decision >= t["decision"]:
+                if decides and not answer:
+                    return Outcome("decision", verdict.decision, "classifier")
+                return Outcome(None, 1.0 - verdict.rejected, "classifier")
+            # an approval it is unsure of: an unsure rule refusal gives way, a clear one stands
             if rule_confidence <= UNSURE_RULE and not (question or answer):
                 return Outcome("decision", verdict.decision, "classifier")
-            return Outcome("rejected", rule_confidence, "rules")
-        if verdict.rejected < t["veto"] and verdict.label in vetoing:
-            if decides and not answer:
-                return Outcome("decision", verdict.decision, "classifier")
-            return Outcome(None, 1.0 - verdict.rejected, "classifier")
         agree = verdict.rejected >= 0.5
         return Outcome("rejected", max(verdict.rejected, rule_confidence) if agree
                        else rule_confidence, "both" if agree else "rules")
