@@ -22,7 +22,8 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check memtui tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	# one worker per core: the suite is mostly real processes, models and terminals
+	$(PY) -m pytest -n auto
 
 bench: $(STAMP)
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
