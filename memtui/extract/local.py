@@ -44,8 +44,9 @@ and only promotes those of confidence >= 0.7):
 - 0.8 a "No X ..." rule ("No pricing in launch posts");
 - 0.6 a "no" followed by something else ("No, I think Postgres is enough");
 - 0.55 an ambiguous one: a short reply ("No.", "No rollback.", "Revert that") that can
-  only be read against the question it answers, or a prohibition inside an instruction
-  ("apply it to the local dev db only, and don't touch staging");
+  only be read against the question it answers;
+- 0.5 a prohibition inside an instruction ("apply it to the local dev db only, and don't
+  touch staging"), which may only limit the work asked for (``combine.SCOPED``);
 - 0.6 a rejection the assistant reports ("we decided against a rollback"), and one the
   policy captured that no rule recognised (``extract.enforce``).
 """
@@ -81,7 +82,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
-from memtui.extract.classify.combine import UNSURE_RULE, busy
+from memtui.extract.classify.combine import SCOPED, UNSURE_RULE, busy
 from memtui.extract.classify.summary import decided, proposal, rejection_summary, settled
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
@@ -307,8 +308,9 @@ RULE = 0.8
 NO_BUT = 0.6
 """A "no" followed by something else than a prohibition."""
 AMBIGUOUS = UNSURE_RULE
-"""A short reply or a prohibition inside an instruction (which gives way to an approval
-the classifier reads, ``combine``)."""
+"""A short reply (which gives way to an approval the classifier reads, ``combine``)."""
+# SCOPED (``combine``): a prohibition inside an instruction, which gives way to an approval
+# the classifier reads, or is filed as a task where it reads one.
 REFUSAL = 0.95
 """A refused tool use."""
 
@@ -528,8 +530,10 @@ def rejection_confidence(s: str) -> float | None:
     m = _REJECT_ORDER.search(lower)
     if m is None:
         return None
-    if lower[:m.start()].strip(" ,;:-—"):
-        return AMBIGUOUS  # "apply it to dev only, and don't touch staging"
+    if lower[:m.start()].strip(" ,;:-—") and not _FROM_NOW.search(lower):
+        # "apply it to dev only, and don't touch staging"; "from now on you don't delete
+        # anything without asking" is a standing rule
+        return SCOPED
     return CLEAR if n_words >= 3 else AMBIGUOUS
 _ASSISTANT_REJECT = _rx(
     r"\b(?:decided against|ruled out|(?:i|we) rejected|not viable|dead end|gave up on|"

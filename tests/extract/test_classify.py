@@ -211,6 +211,13 @@ def test_combination_adds_vetoes_and_keeps() -> None:
     # Fridays"): that keeps the rule's reading and confidence.
     kept = combine("rejected", 0.9, v(0.02, top="learning"), TH)
     assert (kept.label, kept.confidence) == ("rejected", 0.9)
+    # A prohibition inside an instruction the classifier reads as a task ("fix the lint
+    # stuff, don't touch the logic") is filed with the task; a clear refusal is not.
+    scoped = combine("rejected", 0.5, v(0.02, top="task"), TH)
+    assert (scoped.label, scoped.by) == ("task", "classifier")
+    assert combine("rejected", 0.9, v(0.02, top="task"), TH).label == "rejected"
+    assert combine("rejected", 0.5, v(0.3, top="task"), TH).label == "rejected"
+    assert combine("rejected", 0.55, v(0.02, top="task"), TH).label == "rejected"  # "no logs!"
     # A correction corrects what the agent said: with no agent turn before, nothing.
     assert combine("rejected", 0.9, v(0.02, top="correction"), TH).label is None
     alone = combine("rejected", 0.9, v(0.02, top="correction"), TH, replying=False)
@@ -488,6 +495,31 @@ def test_the_classifier_alone_reads_no_approval_in_an_acknowledgement() -> None:
     out = Extraction()
     refine(pt, out, Verdict("decision", 0.02, 0.95, 0.01), TH, review_below=0.7)
     assert out.state == []
+
+
+def test_a_prohibition_that_scopes_a_task_is_kept_as_the_task() -> None:
+    """"fix the lint stuff, don't touch the logic" after a CI report asks for work and
+    limits it: a rejection would become a rule for good overnight, and vetoing it would
+    lose the limit. It is kept as a task, citing only its own turn."""
+    pt = prepared(Example(id="t/1", conv="t", domain="coding", source="hand",
+                          prev="CI on the MR failed: sqlfluff reports 14 lint violations, "
+                               "mostly trailing commas.",
+                          text="fix the lint stuff, don't touch the logic", label="task"))
+    got = LocalExtractor().extract([pt])
+    assert [s.category for s in got.state] == ["rejected"]  # the rules alone
+    refine(pt, got, Verdict("task", 0.87, 0.04, 0.02), TH, review_below=0.7)
+    [entry] = got.state
+    assert (entry.category, entry.summary) == ("task", "fix the lint stuff, don't touch the logic")
+    assert entry.status == "active" and entry.answers_entry is None
+    assert not [e for e in got.episodes if e.kind == "rejection"]
+    # "from now on ..." is a standing rule, never an unsure prohibition inside a task
+    rule = prepared(Example(id="t/2", conv="t", domain="personal", source="hand",
+                            prev="christ. ok", text="from now on you don't delete anything "
+                            "from my calendar without showing me the list first",
+                            label="decision"))
+    got = LocalExtractor().extract([rule])
+    refine(rule, got, Verdict("task", 0.6, 0.05, 0.1), TH, review_below=0.7)
+    assert "rejected" in [s.category for s in got.state]
 
 
 def test_a_pick_from_spelled_out_choices_is_not_overruled() -> None:

@@ -135,6 +135,16 @@ def refine(pt: PreparedTurn, one: Extraction, verdict: Verdict,
     else:
         outcome = combine(rule, rule_conf, verdict, thresholds, offered, question,
                           bool(pt.previous_assistant), decides_nothing(text, pt.answering))
+    if outcome.label == "task":
+        # the rules' prohibition scopes an instruction ("fix the lint, don't touch the
+        # logic"): kept with the work it limits, not made a rule for good
+        scoped = [s for s in one.state if s.category == "rejected"]
+        _drop(one, {"rejected"})
+        for s in scoped:
+            s.category, s.summary = "task", shorten(s.detail or s.summary)
+            s.detail, s.domain, s.answers_entry = "", domain_of(s.summary), None
+        one.state.extend(scoped)
+        return
     if outcome.label != rule:
         _drop(one, {"rejected", "decision"})  # a veto, or the other reading won
     if outcome.label is None:

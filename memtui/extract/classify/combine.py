@@ -17,12 +17,21 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
   ("never deploy on Fridays") stays a rejection: the rules' reading of those is the
   project's (a CRITICAL rule), not a mistake. Where it reads an approval it is unsure of,
   the turn would otherwise record nothing at all: a clear rule refusal stands, and an
-  unsure one (``UNSURE_RULE``, a prohibition inside an instruction: "migrate those 52.
-  archive the rest, don't delete") gives way to the approval, below the promotion
-  threshold, so for review. Out of fold over the non-held-out corpus (sets 1-20, 18,984
-  turns) 14 turns were lost so, 12 of them are now read as labelled ("only room 3. the
-  others read fine and i'm not reflashing what works", "then skip the resize, 74 is
-  fine"); on the held-out split, measured after, 2 turns change, both wrongly.
+  unsure one (``UNSURE_RULE`` or less: a short reply, a prohibition inside an
+  instruction, ``SCOPED``: "migrate those 52. archive the rest, don't delete") gives way
+  to the approval, below the promotion threshold, so for review. Out of fold over the
+  non-held-out corpus (sets 1-20, 18,984 turns) 14 turns were lost so, 12 of them are
+  now read as labelled ("only room 3. the others read fine and i'm not reflashing what
+  works", "then skip the resize, 74 is fine"); on the held-out split, measured after,
+  2 turns change, both wrongly.
+- **file as a task** a rule's prohibition inside an instruction (``SCOPED``) the
+  classifier reads as a task, P(rejected) below ``veto``: "fix the lint stuff, don't
+  touch the logic" asks for work and limits it. Kept as a rejection it would become a
+  rule for good; vetoed, the limit would be lost. Out of fold (sets 1-20) 11 turns
+  change, 8 of them labelled task, one a refusal ("Then I would prefer that you do not
+  merge them automatically. Could you list them for me instead?"); held-out, measured
+  after, 2 change, both rightly. A clear rule refusal stays: there the classifier's task
+  reading was a refusal 11 times in 35, and so does a short one ("no console logs!").
 - **add** a decision the rules missed when P(decision) reaches ``decision`` (an approval
   in unusual words), unless the turn already rejects.
 - **add** neither in an answer to a question of fact, status or clarification
@@ -120,7 +129,12 @@ def busy(text: str) -> bool:
 
 UNSURE_RULE = 0.55
 """The rules' confidence in a rejection they are unsure of (``local.AMBIGUOUS``: a short
-reply, or a prohibition inside an instruction)."""
+reply); a prohibition inside an instruction (``SCOPED``) is less sure still."""
+
+SCOPED = 0.5
+"""The rules' confidence in a prohibition inside an instruction ("fix the lint stuff,
+don't touch the logic", ``local.rejection_confidence``): the least sure of their
+rejections, which the classifier may file with the instruction as a task."""
 
 VETOING = frozenset({"none", "correction", "decision"})
 """What the classifier must read a turn as to overrule the rules' rejection of it."""
@@ -129,7 +143,8 @@ VETOING = frozenset({"none", "correction", "decision"})
 @dataclass(frozen=True)
 class Outcome:
     label: str | None
-    """rejected, decision or None (neither)."""
+    """rejected, decision, task (the rules' prohibition is part of an instruction) or None
+    (neither)."""
     confidence: float
     by: str
     """rules, classifier or both."""
@@ -152,6 +167,10 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
+        if verdict.rejected < t["veto"] and verdict.label == "task" and (
+                rule_confidence <= SCOPED):
+            # a prohibition that scopes an instruction: filed with it, as a task
+            return Outcome("task", verdict.probability, "classifier")
         vetoing = VETOING if replying else VETOING - {"correction"}
         if verdict.rejected < t["veto"] and verdict.label in vetoing:
             if verdict.label != "decision" or verdict.decision >= t["decision"]:
