@@ -14,7 +14,13 @@ from bench.classifier.evaluate import prepared
 from memtui.extract.asked import answers_only
 from memtui.extract.candidates import Extraction
 from memtui.extract.classify.apply import ALONE_ACTIVE, refine
-from memtui.extract.classify.combine import acknowledges, busy, combine, undecided
+from memtui.extract.classify.combine import (
+    acknowledges,
+    busy,
+    combine,
+    undecided,
+    unhurried,
+)
 from memtui.extract.classify.features import (
     BUCKETS,
     Buckets,
@@ -486,6 +492,33 @@ def test_a_turn_that_only_acknowledges(text: str, only: bool) -> None:
 ])
 def test_a_turn_that_says_the_person_is_busy_for_now(text: str, says: bool) -> None:
     assert busy(text) is says
+
+
+@pytest.mark.parametrize("text, says", [
+    ("no rush on the invite", True),
+    ("No rush at all, the board doesn't meet until the end of the month.", True),
+    ("no need to hurry, nobody needs that box today. ping me when it's done", True),
+    ("ok, take your time", True),
+    ("There is no hurry whatever; the council does not sit again until May.", True),
+    ("monday stays, no rush job, cotton on the digital press would look awful", False),
+    ("no, not the rush order either", False),
+    ("no thanks, we're in a hurry", False),
+])
+def test_a_turn_that_says_there_is_no_hurry(text: str, says: bool) -> None:
+    assert unhurried(text) is says
+
+
+def test_no_hurry_turns_down_nothing() -> None:
+    """"no hurry, tonight I am at my daughter's recital" after "I'll send chapter 8 when
+    it's ready." opens with a no and refuses nothing: a classifier sure it is a refusal
+    records nothing."""
+    pt = prepared(Example(id="h/1", conv="h", domain="writing", source="hand",
+                          prev="Will do from chapter 8 on. I'll send chapter 8 when it's ready.",
+                          text="no hurry, tonight I am at my daughter's recital anyway",
+                          label="none"))
+    out = Extraction()
+    refine(pt, out, Verdict("rejected", 0.83, 0.83, 0.01), TH, review_below=0.7)
+    assert out.state == []
 
 
 def test_the_classifier_alone_reads_no_approval_in_an_acknowledgement() -> None:

@@ -22,7 +22,14 @@ from collections.abc import Callable, Sequence
 
 from memtui.extract.asked import answers_only, pick
 from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn, StateCandidate
-from memtui.extract.classify.combine import Outcome, acknowledges, busy, combine, undecided
+from memtui.extract.classify.combine import (
+    Outcome,
+    acknowledges,
+    busy,
+    combine,
+    undecided,
+    unhurried,
+)
 from memtui.extract.classify.features import context_of, proposes, worth_embedding
 from memtui.extract.classify.head import Classifier, Verdict
 from memtui.extract.classify.summary import decision_summary, rejection_summary
@@ -73,10 +80,12 @@ def decides_nothing(text: str, answering: str) -> bool:
     """Whether the classifier alone may read no refusal or decision in the (cleaned) turn:
     it answers a question of fact, status or clarification (``asked.answers_only``) or
     says the person has not decided (``combine.undecided``), only acknowledges what they
-    heard (``combine.acknowledges``) or is busy and will answer soon (``combine.busy``).
+    heard (``combine.acknowledges``), is busy and will answer soon (``combine.busy``) or
+    says there is no hurry (``combine.unhurried``).
     The bench's reading calls this too, so the thresholds are fitted as the extractor
     reads."""
-    return answers_only(answering) or undecided(text) or acknowledges(text) or busy(text)
+    return (answers_only(answering) or undecided(text) or acknowledges(text) or busy(text)
+            or unhurried(text))
 
 
 def picks(text: str, answering: str) -> bool:

@@ -48,7 +48,9 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
   labelled none, 7 discovery and one a refusal (where "I don't know" is about
   neighbours). Before this, the classifier read 10 of the 19 such none-turns in set 16's
   non-held-out part (which no weight had read) as refusals; it now loses 2 refusals
-  there.
+  there. Nor in one that only says there is no hurry (``unhurried``: "no rush on the
+  invite"), which the classifier read as a refusal 6 times out of fold (sets 1-20), all
+  labelled none; held-out, measured after, one none-turn read as a decision is gone.
 
 The thresholds are fitted out of fold by ``bench/train_classifier.py`` and stored with
 the weights (a set for the head with the reader, a set for the head alone). The
@@ -125,6 +127,21 @@ def busy(text: str) -> bool:
     later date ("ask me after the gala", "not while I'm driving. Tomorrow morning.") is
     not this: it refuses the offer for now."""
     return _OCCUPIED.search(text) is not None and _SOON.search(text) is not None
+
+
+_NO_RUSH = re.compile(
+    r"\b(?:no (?:rush|hurry|pressure)|no need to (?:hurry|rush)|(?:there'?s |there is )?no "
+    r"urgency|not urgent|take your time)\b(?! (?:job|order|fee|delivery|service|option))",
+    re.I)
+
+
+def unhurried(text: str) -> bool:
+    """Whether the (cleaned) turn tells the agent there is no hurry ("no rush on the
+    invite", "no need to hurry, nobody needs that box today", "take your time"), which
+    turns nothing down: 23 of the 28 such turns in the non-held-out corpus are labelled
+    none, and the classifier read some as refusals for the "no" they open with. Not a "no
+    rush job", which is a thing."""
+    return _NO_RUSH.search(text) is not None
 
 
 UNSURE_RULE = 0.55
