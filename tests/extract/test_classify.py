@@ -16,6 +16,7 @@ from memtui.extract.candidates import Extraction
 from memtui.extract.classify.apply import ALONE_ACTIVE, refine
 from memtui.extract.classify.combine import (
     acknowledges,
+    asks_first,
     busy,
     combine,
     undecided,
@@ -506,6 +507,20 @@ def test_a_turn_that_says_the_person_is_busy_for_now(text: str, says: bool) -> N
 ])
 def test_a_turn_that_says_there_is_no_hurry(text: str, says: bool) -> None:
     assert unhurried(text) is says
+
+
+@pytest.mark.parametrize("text, says", [
+    ("Before I decide, could you tell me if my files are deleted after the refund?", True),
+    ("41 minutes is crazy. Before I say yes: will the cache survive a plugin change?", True),
+    ("ok but one question, the QR cards go to the reception printer?", True),
+    ("Please wait, I have a question first. Is the SharePoint data in Japan?", True),
+    ("Few questions before. JSON will be a much bigger file, no?", True),
+    ("yes, one question, no survey link", False),  # decides
+    ("She needs to talk to him tonight before we sign up.", False),
+    ("can you check it adds up before I sign, her spreadsheets have surprised us", False),
+])
+def test_a_turn_that_asks_before_it_answers(text: str, says: bool) -> None:
+    assert asks_first(text) is says
 
 
 def test_no_hurry_turns_down_nothing() -> None:

@@ -25,6 +25,7 @@ from memtui.extract.candidates import EpisodeCandidate, Extraction, PreparedTurn
 from memtui.extract.classify.combine import (
     Outcome,
     acknowledges,
+    asks_first,
     busy,
     combine,
     undecided,
@@ -80,12 +81,13 @@ def decides_nothing(text: str, answering: str) -> bool:
     """Whether the classifier alone may read no refusal or decision in the (cleaned) turn:
     it answers a question of fact, status or clarification (``asked.answers_only``) or
     says the person has not decided (``combine.undecided``), only acknowledges what they
-    heard (``combine.acknowledges``), is busy and will answer soon (``combine.busy``) or
-    says there is no hurry (``combine.unhurried``).
+    heard (``combine.acknowledges``), is busy and will answer soon (``combine.busy``),
+    says there is no hurry (``combine.unhurried``) or asks before it answers
+    (``combine.asks_first``).
     The bench's reading calls this too, so the thresholds are fitted as the extractor
     reads."""
     return (answers_only(answering) or undecided(text) or acknowledges(text) or busy(text)
-            or unhurried(text))
+            or unhurried(text) or asks_first(text))
 
 
 def picks(text: str, answering: str) -> bool:

@@ -51,6 +51,8 @@ The phrase rules stay the first reader; the classifier's calibrated probabilitie
   there. Nor in one that only says there is no hurry (``unhurried``: "no rush on the
   invite"), which the classifier read as a refusal 6 times out of fold (sets 1-20), all
   labelled none; held-out, measured after, one none-turn read as a decision is gone.
+  Nor in one that asks before it answers (``asks_first``: "Before I decide, could you
+  tell me …?"): out of fold 4 none-turns were read as refusals; held-out, none changes.
 
 The thresholds are fitted out of fold by ``bench/train_classifier.py`` and stored with
 the weights (a set for the head with the reader, a set for the head alone). The
@@ -142,6 +144,22 @@ def unhurried(text: str) -> bool:
     none, and the classifier read some as refusals for the "no" they open with. Not a "no
     rush job", which is a thing."""
     return _NO_RUSH.search(text) is not None
+
+
+_ASKS_FIRST = re.compile(
+    r"\bbefore (?:i|we) (?:decide|say yes|answer|agree|approve|commit|go ahead|move anything|"
+    r"sign)\s*[:,.]"
+    r"|(?:^|[.!:]\s+|,\s*|\b(?:but|ok|okay|ah|so|wait|sorry) )(?:(?:a|one|quick|small|two|few|"
+    r"some|couple of) )+questions?\b\s*(?:first|before)?\s*[:,.]"
+    r"|\bi have (?:a |one |some |a few |few |two )?questions?\b|\bquestions? first\b", re.I)
+
+
+def asks_first(text: str) -> bool:
+    """Whether the (cleaned) turn asks before it answers ("Before I say yes: is the cache
+    going to survive …?", "ok but one question, the QR cards go to the reception
+    printer?", "I have a question first."): the offer is still open. Only with a question
+    mark in the turn: "yes, one question, no survey link" decides."""
+    return "?" in text and _ASKS_FIRST.search(text) is not None
 
 
 UNSURE_RULE = 0.55
