@@ -82,7 +82,7 @@ from memtui.extract.candidates import (
     PreparedTurn,
     StateCandidate,
 )
-from memtui.extract.classify.combine import SCOPED, UNSURE_RULE, busy
+from memtui.extract.classify.combine import SCOPED, UNSURE_RULE, busy, unhurried
 from memtui.extract.classify.summary import decided, proposal, rejection_summary, settled
 from memtui.extract.facts import fact_in
 from memtui.extract.refusals import REFUSAL_CHARS, refusal_reason
@@ -954,6 +954,8 @@ class LocalExtractor:
                 s.rstrip().endswith("?")):
             # "nope" to "Any objections?"
             return "decision", f"Approved: {in_context(ask, pt.answering)}", 0.75
+        if unhurried(s) and len(s.split()) <= 5:
+            return None  # "please, no rush", "ok, take your time": nothing asked or refused
         question = s.rstrip().endswith("?") or bool(_WH_ASK.search(lower.rstrip(" .!")))
         m = _NO_START.search(lower)
         if m:
