@@ -146,6 +146,12 @@ def test_what_the_agent_would_do_is_a_proposal_a_reply_names() -> None:
         "Rejected: running docker compose up -d")
     assert decision_summary("yes", "Would you like a reminder the day before?") == (
         "A reminder the day before")
+    # the last plan announced, "also" or not: "I find 'valued customer' empty" refuses
+    # the template, not the receipts
+    assert proposal("I'll request receipts. I'm also planning to use the new reminder "
+                    "template.") == "use the new reminder template"
+    assert rejection_summary("no", "I'm also going to bump Hugo to 0.125.") == (
+        "Rejected: bumping Hugo to 0.125")
     # a plan whose words name nothing ("add it") is about something further back
     assert proposal("I'd add it: a ride ending early tends to create tickets.") == ""
     assert proposal("The push fires at 25 minutes. I'd add it.") == ""

@@ -28,13 +28,14 @@ _ASK_LEAD = re.compile(
     r"(?:like to |suggest (?:we |that we )?|recommend (?=\w+ing\b))?"
     r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?(?:to )?"
     r"|(?:do you )?want (?=(?:a|an|the|some|another|more|any)\s)"
-    r"|(?:i'm|i am) (?:thinking of|going to|planning to|about to)\s|we could\s"
+    r"|(?:i'm|i am) (?:also |now |then |just )?(?:thinking of|going to|planning to|about to)\s"
+    r"|we could\s"
     rf"|how about (?:i |we )?|next step:\s*|{_HEADING}|ready to\s)", re.I)
 _HEDGE = re.compile(r"^(?:(?:also|just|now|first|then|still|quickly|at least|maybe|"
                     r"perhaps|go ahead and)\s+)+", re.I)
 """Words between the lead and the verb ("Should I also …", "Should I at least …")."""
 _INTENT = re.compile(r"^(?:(?:ok|okay|so|then|next|now)[,:]?\s+)?(?:i(?:'ll| will)|"
-                     r"(?:i'm|i am) (?:going|planning|about) to|"
+                     r"(?:i'm|i am) (?:also |now |then |just )?(?:going|planning|about) to|"
                      r"i(?:'d| would)(?! (?:not|never|be|have|need|say|guess|think|"
                      r"expect|imagine|bet|love|hate)\b))"
                      r"\s.*[^:]$"
