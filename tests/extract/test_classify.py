@@ -152,6 +152,13 @@ def test_what_the_agent_would_do_is_a_proposal_a_reply_names() -> None:
                     "template.") == "use the new reminder template"
     assert rejection_summary("no", "I'm also going to bump Hugo to 0.125.") == (
         "Rejected: bumping Hugo to 0.125")
+    # the ask's own tail is no part of the act
+    assert decision_summary("yes roll back", "I can roll back to v2.30 now, want me to?") == (
+        "Roll back to v2.30 now")
+    assert decision_summary("yes", "I'd cancel all three today — shall I?") == (
+        "Cancel all three today")
+    assert rejection_summary("no", "I'll handle address changes myself, if that's OK.") == (
+        "Rejected: handling address changes myself")
     # a plan whose words name nothing ("add it") is about something further back
     assert proposal("I'd add it: a ride ending early tends to create tickets.") == ""
     assert proposal("The push fires at 25 minutes. I'd add it.") == ""

@@ -61,9 +61,13 @@ _NOT_A_VERB = frozenset((
 go?" and "Any news?" do not."""
 _THING = frozenset("a an the some any another more this these those my your our".split())
 """Words a proposed thing opens with rather than a verb."""
-_TAIL = re.compile(r"(?:[,;]?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
-                   r"sound good|unless (?:you (?:object|say otherwise|stop me|prefer otherwise)|"
-                   r"i hear otherwise)))?[?.!:\s]*$", re.I)
+_TAIL = re.compile(
+    r"(?:(?:[,;.]|\s*[—–-])?\s*(?:ok|okay|right|go|go ahead|proceed|now|for you|if you want|"
+    r"sound good|(?:do you )?want me to|shall i|should i|if you agree|"
+    r"if (?:that's|that is|this is|it's) (?:ok|okay|alright|all right|fine)(?: with you)?|"
+    r"if that works(?: for you)?|"
+    r"unless (?:you (?:object|say otherwise|stop me|prefer otherwise)|i hear otherwise)))?"
+    r"[?.!:\s]*$", re.I)
 _PRONOUNS = {"your": "my", "you": "me"}
 _DOUBLE = re.compile(r"^[^aeiou]*[aeiou][bdgmnprt]$")
 _ONSET = re.compile(r"^(?:[bcdfgpt][lr]|s[cklmnptw]|[cstw]h|tw|[^aeiou])?[aeiou]\w")
