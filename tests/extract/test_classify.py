@@ -152,6 +152,9 @@ def test_what_the_agent_would_do_is_a_proposal_a_reply_names() -> None:
                     "template.") == "use the new reminder template"
     assert rejection_summary("no", "I'm also going to bump Hugo to 0.125.") == (
         "Rejected: bumping Hugo to 0.125")
+    # a suggestion without its "I"
+    assert decision_summary("ok, 35 for api", "Suggest raising the limit to 35 words for "
+                            "/api?") == "Raising the limit to 35 words for /api"
     # the ask's own tail is no part of the act
     assert decision_summary("yes roll back", "I can roll back to v2.30 now, want me to?") == (
         "Roll back to v2.30 now")

@@ -27,6 +27,7 @@ _ASK_LEAD = re.compile(
     r"|i(?:\s+(?:could|can|would|will)|'d|'ll) (?:also |just |now |first |still )?"
     r"(?:like to |suggest (?:we |that we )?|recommend (?=\w+ing\b))?"
     r"|i (?:suggest|propose|recommend) (?:that )?(?:we |i )?(?:to )?"
+    r"|(?:suggest|propose|recommend) (?=\w+ing\b)"
     r"|(?:do you )?want (?=(?:a|an|the|some|another|more|any)\s)"
     r"|(?:i'm|i am) (?:also |now |then |just )?(?:thinking of|going to|planning to|about to)\s"
     r"|we could\s"
