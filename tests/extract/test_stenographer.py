@@ -473,3 +473,30 @@ def test_daily_log_is_appended_once_per_section(
     dailylog.flush(home, db)
     assert path.read_text() == text
     assert count(db, "daily_log_pending") == 0
+
+
+def test_a_run_over_many_files_appends_the_daily_log_at_intervals_and_at_its_end(
+    home: Home, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The day's file is rewritten whole at each append: once per file was a tenth of a
+    run over 200 short sessions. Appends wait ``DAILY_LOG_EVERY`` (the queue is durable)
+    and the run's end, or its stop, appends what is left."""
+    for n in range(5):
+        path = old(write(tmp_path / f"s{n}.jsonl", [
+            json.dumps({**json.loads(row), "session": f"s{n}", "id": f"s{n}-{i}"}) + "\n"
+            for i, row in enumerate(CONVERSATION)]))
+        sources.add(db, str(path), agent="main", fmt="generic", actor="test")
+    appends: list[int] = []
+    real = dailylog.flush
+
+    def counted(h: Home, d: Database) -> list[Path]:
+        appends.append(count(d, "daily_log_pending"))
+        return real(h, d)
+
+    monkeypatch.setattr(dailylog, "flush", counted)
+    monkeypatch.setattr(steno, "DAILY_LOG_EVERY", 3600.0)
+    report = run(home, db)
+    assert appends == [5]  # one append, at the end, of the five files' sections
+    daily = home.workspace("main") / "memory" / "2026-03-01.md"
+    assert report.daily_logs == [str(daily)]
+    assert daily.read_text().count("`s4-3`") == 1 and count(db, "daily_log_pending") == 0
