@@ -202,8 +202,7 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
-        if verdict.rejected < t["veto"] and verdict.label == "task" and (
-                rule_confidence <= SCOPED):
+        if verdict.rejected < t["veto"] and verdict.label == "task" and rule_confidence <= SCOPED:
             # a prohibition that scopes an instruction: filed with it, as a task
             return Outcome("task", verdict.probability, "classifier")
         vetoing = VETOING if replying else VETOING - {"correction"}
