@@ -1,6 +1,6 @@
 """Benchmark of the stenographer: local-extractor throughput and the cost of an idle run.
 
-Run: .venv/bin/python bench/bench_extract.py [--copies N] [--repeat R]
+Run: .venv/bin/python bench/bench_extract.py [--copies N] [--repeat R] [--stages]
 
 1. Extractor throughput: every turn of the sample transcripts (tests/data/claude-code and
    sample-data/transcripts) extracted by the local extractor, turns per second, median
@@ -17,6 +17,9 @@ Run: .venv/bin/python bench/bench_extract.py [--copies N] [--repeat R]
    printed for the record.
 3. Idle run: 100 sources with nothing new; median wall time of ``stenographer.run``.
    Target: at most 100 ms.
+
+``--stages`` prints only where a classifier-on pipeline run spends its time, stage by
+stage (under cProfile: read the shares, not the seconds).
 """
 
 from __future__ import annotations
@@ -150,11 +153,51 @@ def bench_idle(n_sources: int, repeat: int) -> float:
     return statistics.median(times)
 
 
+STAGES = (
+    ("reading the transcripts", "memtui/transcripts/reader.py", "read_transcript"),
+    ("redaction and the capture policy", "memtui/extract/prepare.py", "prepare"),
+    ("the phrase rules", "memtui/extract/local.py", "extract_turn"),
+    ("the classifier (embedding, head, reader)", "memtui/extract/classify/apply.py", "read"),
+    ("consolidating and writing", "memtui/extract/stenographer.py", "_write_batch"),
+    ("the daily log", "memtui/extract/stenographer.py", "_flush_daily_log"),
+)
+
+
+def stages(copies: int) -> list[str]:
+    """Where a classifier-on pipeline run spends its time, by stage (cumulative seconds
+    under cProfile, which slows everything; the shares are what to read)."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.runcall(bench_pipeline, copies)
+    table = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    seconds: dict[tuple[str, str], float] = {}
+    total = 0.0
+    for (filename, _, name), (_, _, _, cumulative, _) in table.items():
+        path = filename.replace("\\", "/")
+        if path.endswith("memtui/extract/stenographer.py") and name == "run":
+            total = max(total, cumulative)
+        for _, suffix, func in STAGES:
+            if path.endswith(suffix) and name == func:
+                seconds[(suffix, func)] = seconds.get((suffix, func), 0.0) + cumulative
+    lines = []
+    for label, suffix, func in STAGES:
+        spent = seconds.get((suffix, func), 0.0)
+        lines.append(f"  {label:<42} {spent:6.2f} s  {spent / total:4.0%}" if total else label)
+    return [f"a classifier-on run of {copies} copies, profiled ({total:.2f} s in all):", *lines]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--stages", action="store_true",
+                        help="only print where a classifier-on pipeline run spends its time")
     args = parser.parse_args()
+    if args.stages:
+        print("\n".join(stages(args.copies)))
+        return 0
     ok = True
     alone, whole, n = bench_extractor(args.repeat)
     ok &= alone >= 5000
