@@ -202,17 +202,19 @@ def combine(rule: str | None, rule_confidence: float, verdict: Verdict,
     t = {**DEFAULT_THRESHOLDS, **thresholds}
     decides = verdict.decision >= t["decision"] and not question
     if rule == "rejected":
-        if verdict.rejected < t["veto"] and verdict.label == "task" and rule_confidence <= SCOPED:
-            # a prohibition that scopes an instruction: filed with it, as a task
-            return Outcome("task", verdict.probability, "classifier")
         vetoing = VETOING if replying else VETOING - {"correction"}
-        if verdict.rejected < t["veto"] and verdict.label in vetoing:
-            if verdict.label != "decision" or verdict.decision >= t["decision"]:
+        if verdict.rejected < t["veto"]:
+            if verdict.label == "task" and rule_confidence <= SCOPED:
+                # a prohibition that scopes an instruction: filed with it, as a task
+                return Outcome("task", verdict.probability, "classifier")
+            if verdict.label in vetoing and (
+                    verdict.label != "decision" or verdict.decision >= t["decision"]):
                 if decides and not answer:
                     return Outcome("decision", verdict.decision, "classifier")
                 return Outcome(None, 1.0 - verdict.rejected, "classifier")
             # an approval it is unsure of: an unsure rule refusal gives way, a clear one stands
-            if rule_confidence <= UNSURE_RULE and not (question or answer):
+            if verdict.label == "decision" and rule_confidence <= UNSURE_RULE and not (
+                    question or answer):
                 return Outcome("decision", verdict.decision, "classifier")
         agree = verdict.rejected >= 0.5
         return Outcome("rejected", max(verdict.rejected, rule_confidence) if agree
